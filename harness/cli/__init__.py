@@ -1,0 +1,81 @@
+"""The ``harness`` command line: a thin edge over the packages.
+
+Each command group lives in its own module and registers itself on ``app``
+through :data:`COMMAND_MODULES`; the CLI only parses flags, builds typed
+config once, calls into the packages and maps :class:`HarnessError` to a
+clear message and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from indexer import HarnessError
+
+app = typer.Typer(
+    name="harness",
+    help="R2MED retrieval harness: lexical, vector and hybrid retrieval in Elasticsearch, scored with ranx.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+err_console = Console(stderr=True)
+
+# Modules under harness.cli that define ``register(app)``; order = help order.
+COMMAND_MODULES: tuple[str, ...] = (
+    "_run",
+    "_index",
+    "_datasets",
+    "_engine",
+    "_report",
+    "_kibana",
+)
+
+
+def _load_commands() -> None:
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"harness.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"harness.cli.{name}":
+                continue  # command group not built yet
+            raise
+        module.register(app)
+
+
+_load_commands()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point; returns the process exit code."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except HarnessError as exc:
+        err_console.print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False, soft_wrap=True)
+        return exc.exit_code
+    except typer.Exit as exc:
+        return int(exc.exit_code or 0)
+    except KeyboardInterrupt:
+        err_console.print("[bold red]interrupted[/]")
+        return 130
+    except Exception as exc:  # click usage errors come through here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            return exc.exit_code
+        if isinstance(exc, click.exceptions.Abort):
+            err_console.print("[bold red]aborted[/]")
+            return 130
+        raise
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""The one exception tree of r2med-harness.
+
+Every error the product raises on purpose derives from :class:`HarnessError`.
+Its ``str()`` walks the ``__cause__`` chain, so a message printed at the CLI
+edge says what failed and why, down to the root cause, on one screen.
+
+    HarnessError
+    ├── ConfigError            bad flags, settings or files given by the user
+    ├── DataError              a dataset that fails validation (carries Problems)
+    ├── EngineError            the managed local Elasticsearch node
+    │   ├── JavaNotFoundError
+    │   ├── DistributionNotFoundError
+    │   ├── PortInUseError
+    │   └── NodeDiedError
+    ├── ConnectionFailed       cannot reach / authenticate to / trust a cluster
+    ├── IndexingError          building or publishing an index
+    │   ├── BulkIndexError     per-document failures (structured, never dropped)
+    │   ├── VerificationError  an index that must not be published
+    │   └── MappingConflictError  e.g. vector dims differ from the existing field
+    ├── EmbeddingError         the embedding model could not load or encode
+    └── RunError               querying, fusion, evaluation, reports (harness/)
+
+The CLI maps every HarnessError to a non-zero exit and prints ``str(err)``;
+anything else is a bug and is shown with its traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+class HarnessError(Exception):
+    """Root of every error r2med-harness raises on purpose."""
+
+    exit_code: int = 1
+
+    def __str__(self) -> str:
+        parts = [super().__str__()]
+        cause = self.__cause__
+        seen: set[int] = set()
+        while cause is not None and id(cause) not in seen:
+            seen.add(id(cause))
+            text = Exception.__str__(cause) if isinstance(cause, HarnessError) else str(cause)
+            parts.append(f"caused by {type(cause).__name__}: {text}")
+            cause = cause.__cause__
+        return "\n  ".join(p for p in parts if p)
+
+
+class ConfigError(HarnessError):
+    """A flag, setting or file given by the user is invalid."""
+
+    exit_code = 2
+
+
+class DataError(HarnessError):
+    """A dataset failed validation; ``problems`` lists every error found."""
+
+    def __init__(self, message: str, problems: Sequence[Any] = ()) -> None:
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+class EngineError(HarnessError):
+    """The managed local Elasticsearch node could not be started, stopped or read."""
+
+
+class JavaNotFoundError(EngineError):
+    """No suitable Java runtime was found for the managed node."""
+
+
+class DistributionNotFoundError(EngineError):
+    """No Elasticsearch distribution (archive or folder) was found."""
+
+
+class PortInUseError(EngineError):
+    """The HTTP port of the managed node is already taken by another process."""
+
+
+class NodeDiedError(EngineError):
+    """The managed node exited; the message carries the tail of its log."""
+
+
+class ConnectionFailed(HarnessError):
+    """A cluster could not be reached, authenticated to, or trusted."""
+
+
+class IndexingError(HarnessError):
+    """Building, verifying or publishing an index failed."""
+
+
+class BulkIndexError(IndexingError):
+    """Some documents were rejected; ``errors`` holds one dict per failed document."""
+
+    def __init__(self, message: str, errors: Sequence[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.errors = list(errors)
+
+
+class VerificationError(IndexingError):
+    """A built index failed verification and was not published."""
+
+
+class MappingConflictError(IndexingError):
+    """The requested layout conflicts with an existing index (e.g. vector dims)."""
+
+
+class EmbeddingError(HarnessError):
+    """The embedding model could not be loaded or failed to encode."""
+
+
+class RunError(HarnessError):
+    """Querying, fusing, evaluating or reporting failed."""
