@@ -1,0 +1,104 @@
+"""BEIR folder layout.
+
+    corpus.jsonl        {"_id", "title", "text"}
+    queries.jsonl       {"_id", "text"}
+    qrels/<split>.tsv   query-id <TAB> corpus-id <TAB> score, with a header line
+
+Each file may also be gzip-compressed (``corpus.jsonl.gz``), as in the bundled sample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from indexer.data._model import Dataset
+from indexer.data._validate import (
+    CorpusKeys,
+    DataFile,
+    Judgment,
+    Layout,
+    Problems,
+    assemble,
+    find_file,
+    require_file,
+    text_grade,
+    text_lines,
+)
+
+FORMAT = "beir"
+CORPUS = "corpus.jsonl"
+QUERIES = "queries.jsonl"
+DEFAULT_SPLIT = "test"
+_HEADER = ("query-id", "corpus-id", "score")
+
+
+def detect(root: Path) -> bool:
+    return find_file(root, QUERIES) is not None or (root / "qrels").is_dir()
+
+
+def splits(root: Path) -> tuple[str, ...]:
+    folder = root / "qrels"
+    if not folder.is_dir():
+        return ()
+    names = {p.name.removesuffix(".gz").removesuffix(".tsv") for p in folder.iterdir() if ".tsv" in p.name}
+    return tuple(sorted(names))
+
+
+def read_qrels_tsv(file: DataFile, problems: Problems) -> Iterator[Judgment]:
+    for line, text in text_lines(file, problems):
+        cols = text.split("\t")
+        if line == 1 and tuple(c.strip().lower() for c in cols) == _HEADER:
+            continue
+        if len(cols) != 3:
+            problems.error(
+                "wrong-column-count",
+                file.name,
+                line,
+                f"expected 3 tab-separated columns (query-id, corpus-id, score), found {len(cols)}",
+            )
+            continue
+        qid, docid = cols[0].strip(), cols[1].strip()
+        if not qid or not docid:
+            problems.error(
+                "empty-id", file.name, line, "expected a query id and a document id, found an empty one"
+            )
+            continue
+        grade = text_grade(cols[2], file, line, problems)
+        if grade is not None:
+            yield Judgment(qid, docid, grade, line)
+
+
+def load(root: Path, *, name: str, source: str, split: str | None = None) -> Dataset:
+    """Load and validate a BEIR-layout folder for one split (default ``test``)."""
+    problems = Problems()
+    chosen = split or DEFAULT_SPLIT
+    available = splits(root)
+    corpus = require_file(root, (CORPUS,), problems)
+    queries = require_file(root, (QUERIES,), problems)
+    qrels = find_file(root, f"qrels/{chosen}.tsv")
+    if qrels is None:
+        problems.error(
+            "missing-file",
+            f"qrels/{chosen}.tsv",
+            None,
+            f'expected qrels/{chosen}.tsv for split "{chosen}" in {root}, found splits: '
+            + (", ".join(available) or "none"),
+        )
+    problems.raise_if_errors(f"dataset {name} ({source})")
+    assert corpus is not None and queries is not None and qrels is not None
+    layout = Layout(
+        name=name,
+        split=chosen,
+        splits=available,
+        source=source,
+        format=FORMAT,
+        corpus=corpus,
+        corpus_keys=CorpusKeys(id="_id", text="text", title="title"),
+        queries=queries,
+        query_id_key="_id",
+        qrels=qrels,
+        read_qrels=read_qrels_tsv,
+        warn_unjudged=False,
+    )
+    return assemble(layout, problems, lambda s: load(root, name=name, source=source, split=s))

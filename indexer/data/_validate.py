@@ -1,0 +1,573 @@
+"""Validation shared by every format: line readers that locate problems, and the cross-checks.
+
+A format module describes where its files are and how its records are keyed
+(a :class:`Layout`); :func:`assemble` reads everything once, collects every
+:class:`Problem`, raises :class:`DataError` if any is an error and only then
+builds the :class:`Dataset`, so no partial dataset is ever returned.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, cast
+
+from indexer._exceptions import DataError
+from indexer.data._fingerprint import OrderFreeHash, combine
+from indexer.data._model import CorpusStats, Dataset, Document, Fingerprint, Problem, Severity, summarise
+
+MAX_LISTED = 50
+_SNIPPET = 60
+
+
+def snippet(text: str) -> str:
+    """A short, quoted excerpt of ``text`` for messages."""
+    text = text.strip()
+    return json.dumps(text if len(text) <= _SNIPPET else text[:_SNIPPET] + "...", ensure_ascii=False)
+
+
+def json_type(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number"}
+    if value is None:
+        return "null"
+    if isinstance(value, float):
+        return "a number"
+    return names.get(type(value), type(value).__name__)
+
+
+class Problems:
+    """Collects problems while files are read."""
+
+    def __init__(self) -> None:
+        self.items: list[Problem] = []
+
+    def error(self, code: str, file: str, line: int | None, message: str) -> None:
+        self.items.append(Problem(Severity.ERROR, code, file, line, message))
+
+    def warning(self, code: str, file: str, line: int | None, message: str) -> None:
+        self.items.append(Problem(Severity.WARNING, code, file, line, message))
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.items if p.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.items if p.severity is Severity.WARNING]
+
+    def raise_if_errors(self, what: str) -> None:
+        errors = self.errors
+        if not errors:
+            return
+        warnings = self.warnings
+        lines = [str(p) for p in errors[:MAX_LISTED]]
+        if len(errors) > MAX_LISTED:
+            lines.append(f"... and {len(errors) - MAX_LISTED} more errors")
+        if warnings:
+            lines.append(f"also {len(warnings)} warning(s):")
+            lines.extend(f"  {s}" for s in summarise(warnings))
+        head = f"{what} failed validation: {len(errors)} error(s), {len(warnings)} warning(s)"
+        raise DataError(head + "\n  " + "\n  ".join(lines), self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class DataFile:
+    """A file of a dataset; ``name`` is its path relative to the dataset root, as shown in problems."""
+
+    path: Path
+    name: str
+
+    def open(self) -> IO[bytes]:
+        if self.path.suffix == ".gz":
+            return cast(IO[bytes], gzip.open(self.path, "rb"))
+        return self.path.open("rb")
+
+    def stamp(self) -> tuple[int, int]:
+        st = self.path.stat()
+        return st.st_size, st.st_mtime_ns
+
+
+def find_file(root: Path, relative: str) -> DataFile | None:
+    """``root/relative``, or its gzip-compressed twin ``relative.gz``."""
+    for candidate in (relative, relative + ".gz"):
+        path = root / candidate
+        if path.is_file():
+            return DataFile(path, candidate)
+    return None
+
+
+def require_file(root: Path, relatives: tuple[str, ...], problems: Problems) -> DataFile | None:
+    """The first of ``relatives`` present under ``root``; otherwise a problem naming what was expected."""
+    for relative in relatives:
+        found = find_file(root, relative)
+        if found is not None:
+            return found
+    present = sorted(p.name for p in root.iterdir()) if root.is_dir() else []
+    expected = " or ".join(relatives)
+    problems.error(
+        "missing-file",
+        relatives[0],
+        None,
+        f"expected {expected} in {root}, found "
+        + (("only " + ", ".join(present)) if present else "an empty or missing folder"),
+    )
+    return None
+
+
+def text_lines(file: DataFile, problems: Problems) -> Iterator[tuple[int, str]]:
+    """Non-blank lines decoded as UTF-8, numbered from 1; undecodable lines become problems."""
+    records = 0
+    lineno = 0
+    try:
+        with file.open() as fh:
+            for lineno, raw in enumerate(fh, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    records += 1
+                    problems.error(
+                        "undecodable-bytes",
+                        file.name,
+                        lineno,
+                        f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} "
+                        "that is not valid UTF-8",
+                    )
+                    continue
+                if lineno == 1:
+                    line = line.removeprefix("\ufeff")
+                if not line.strip():
+                    problems.warning(
+                        "blank-line", file.name, lineno, "expected one record per line, found a blank line"
+                    )
+                    continue
+                records += 1
+                yield lineno, line.rstrip("\r\n")
+    except (OSError, EOFError, zlib.error) as exc:
+        problems.error(
+            "unreadable-file",
+            file.name,
+            lineno + 1,
+            f"expected a readable file, found {type(exc).__name__}: {exc}",
+        )
+        return
+    if records == 0:
+        problems.error("empty-file", file.name, None, "expected at least one record, found an empty file")
+
+
+def json_records(file: DataFile, problems: Problems) -> Iterator[tuple[int, dict[str, Any]]]:
+    """JSON objects, one per line; malformed lines become problems."""
+    for lineno, line in text_lines(file, problems):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.error(
+                "malformed-json",
+                file.name,
+                lineno,
+                f"expected one JSON object per line, found malformed JSON ({exc.msg} at column {exc.colno}): "
+                + snippet(line),
+            )
+            continue
+        if not isinstance(obj, dict):
+            problems.error(
+                "not-an-object",
+                file.name,
+                lineno,
+                f"expected a JSON object, found {json_type(obj)}: {snippet(line)}",
+            )
+            continue
+        yield lineno, obj
+
+
+def get_id(obj: dict[str, Any], key: str, file: DataFile, line: int, problems: Problems) -> str | None:
+    """A string id; a JSON integer is accepted with a warning, anything else is an error."""
+    if key not in obj:
+        problems.error(
+            "missing-id",
+            file.name,
+            line,
+            f'expected a string field "{key}", found no such field (fields: {", ".join(sorted(obj)) or "none"})',
+        )
+        return None
+    value = obj[key]
+    if isinstance(value, str):
+        if not value.strip():
+            problems.error(
+                "empty-id", file.name, line, f'expected a non-empty "{key}", found {json.dumps(value)}'
+            )
+            return None
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        problems.warning(
+            "numeric-id",
+            file.name,
+            line,
+            f'expected a string "{key}", found the number {value}; read as "{value}"',
+        )
+        return str(value)
+    problems.error(
+        "bad-id",
+        file.name,
+        line,
+        f'expected a string "{key}", found {json_type(value)}: {snippet(json.dumps(value))}',
+    )
+    return None
+
+
+def get_text(
+    obj: dict[str, Any], key: str, file: DataFile, line: int, problems: Problems, *, required: bool = True
+) -> str | None:
+    """A string field; missing optional fields read as ``""``."""
+    if key not in obj:
+        if not required:
+            return ""
+        problems.error(
+            "missing-text",
+            file.name,
+            line,
+            f'expected a string field "{key}", found no such field (fields: {", ".join(sorted(obj)) or "none"})',
+        )
+        return None
+    value = obj[key]
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        problems.error(
+            "bad-text",
+            file.name,
+            line,
+            f'expected a string "{key}", found {json_type(value)}: {snippet(json.dumps(value))}',
+        )
+        return None
+    return value
+
+
+def json_grade(value: object, file: DataFile, line: int, problems: Problems) -> int | None:
+    """A non-negative integer grade from a JSON value."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        problems.error(
+            "bad-grade", file.name, line, f"expected a non-negative integer grade, found {json_type(value)}"
+        )
+        return None
+    if isinstance(value, str):
+        grade = text_grade(value, file, line, problems)
+        if grade is not None:
+            problems.warning(
+                "string-grade",
+                file.name,
+                line,
+                f"expected an integer grade, found the string {json.dumps(value)}",
+            )
+        return grade
+    if isinstance(value, float):
+        if not value.is_integer():
+            problems.error(
+                "non-integer-grade", file.name, line, f"expected a non-negative integer grade, found {value}"
+            )
+            return None
+        problems.warning(
+            "float-grade", file.name, line, f"expected an integer grade, found {value}; read as {int(value)}"
+        )
+    return _non_negative(int(value), file, line, problems)
+
+
+def text_grade(value: str, file: DataFile, line: int, problems: Problems) -> int | None:
+    """A non-negative integer grade from a TSV/TREC column."""
+    try:
+        grade = int(value.strip())
+    except ValueError:
+        problems.error(
+            "non-integer-grade",
+            file.name,
+            line,
+            f"expected a non-negative integer grade, found {json.dumps(value)}",
+        )
+        return None
+    return _non_negative(grade, file, line, problems)
+
+
+def _non_negative(grade: int, file: DataFile, line: int, problems: Problems) -> int | None:
+    if grade < 0:
+        problems.error(
+            "negative-grade", file.name, line, f"expected a non-negative integer grade, found {grade}"
+        )
+        return None
+    return grade
+
+
+@dataclass(frozen=True, slots=True)
+class Judgment:
+    qid: str
+    docid: str
+    grade: int
+    line: int
+
+
+QrelsReader = Callable[[DataFile, Problems], Iterator[Judgment]]
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusKeys:
+    id: str
+    text: str
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where a format keeps its files and how its records are keyed."""
+
+    name: str
+    split: str | None
+    splits: tuple[str, ...]
+    source: str
+    format: str
+    corpus: DataFile
+    corpus_keys: CorpusKeys
+    queries: DataFile
+    query_id_key: str
+    qrels: DataFile
+    read_qrels: QrelsReader
+    expansions: tuple[tuple[str, str, DataFile], ...] = ()
+    # R2MED query files hold exactly the evaluated queries: an unjudged one is worth a warning.
+    # BEIR query files hold every split's queries: the other splits' queries are expected.
+    warn_unjudged: bool = True
+
+
+def parse_document(
+    obj: dict[str, Any], keys: CorpusKeys, file: DataFile, line: int, problems: Problems
+) -> Document | None:
+    doc_id = get_id(obj, keys.id, file, line, problems)
+    text = get_text(obj, keys.text, file, line, problems)
+    title = get_text(obj, keys.title, file, line, problems, required=False)
+    if doc_id is None or text is None or title is None:
+        return None
+    return Document(doc_id, text, title)
+
+
+def stream_documents(file: DataFile, keys: CorpusKeys, stamp: tuple[int, int]) -> Iterator[Document]:
+    """Re-read an already validated corpus; refuses a file that changed since validation."""
+    if file.stamp() != stamp:
+        raise DataError(
+            f"{file.path} changed on disk since it was validated (expected size/mtime {stamp}, "
+            f"found {file.stamp()}); load the dataset again"
+        )
+    with file.open() as fh:
+        for raw in fh:
+            line = raw.decode("utf-8").removeprefix("\ufeff")
+            if not line.strip():
+                continue
+            obj = json.loads(line)
+            doc_id = obj[keys.id]
+            yield Document(str(doc_id), obj[keys.text], obj.get(keys.title) or "")
+
+
+def assemble(layout: Layout, problems: Problems, reload: Callable[[str | None], Dataset]) -> Dataset:
+    """Read and cross-check every file of ``layout``; raise DataError on any error, else build the Dataset."""
+    qfile = layout.queries
+
+    # queries
+    queries: dict[str, tuple[str, int]] = {}
+    for line, obj in json_records(qfile, problems):
+        qid = get_id(obj, layout.query_id_key, qfile, line, problems)
+        text = get_text(obj, "text", qfile, line, problems)
+        if qid is None or text is None:
+            continue
+        if qid in queries:
+            problems.error(
+                "duplicate-id",
+                qfile.name,
+                line,
+                f'expected unique query ids, found "{qid}" again (first at line {queries[qid][1]})',
+            )
+            continue
+        if not text.strip():
+            problems.error(
+                "empty-text", qfile.name, line, f'expected a non-empty query text for "{qid}", found ""'
+            )
+        queries[qid] = (text, line)
+
+    # qrels
+    judged: dict[str, dict[str, Judgment]] = {}
+    for j in layout.read_qrels(layout.qrels, problems):
+        docs = judged.setdefault(j.qid, {})
+        previous = docs.get(j.docid)
+        if previous is not None:
+            if previous.grade == j.grade:
+                problems.warning(
+                    "duplicate-judgment",
+                    layout.qrels.name,
+                    j.line,
+                    f'expected one judgment per (query, document), found ("{j.qid}", "{j.docid}") again '
+                    f"with the same grade (first at line {previous.line})",
+                )
+            else:
+                problems.error(
+                    "conflicting-judgment",
+                    layout.qrels.name,
+                    j.line,
+                    f'expected one judgment per (query, document), found ("{j.qid}", "{j.docid}") graded '
+                    f"{j.grade} here and {previous.grade} at line {previous.line}",
+                )
+            continue
+        if j.grade == 0:
+            problems.warning(
+                "zero-grade",
+                layout.qrels.name,
+                j.line,
+                f'expected a positive grade, found 0 for ("{j.qid}", "{j.docid}"); kept as non-relevant',
+            )
+        docs[j.docid] = j
+    for qid, docs in judged.items():
+        if qid not in queries:
+            first = min(docs.values(), key=lambda x: x.line)
+            problems.error(
+                "unknown-query",
+                layout.qrels.name,
+                first.line,
+                f'expected every judged query in {qfile.name}, found query "{qid}" judged here but missing there',
+            )
+        elif not any(j.grade > 0 for j in docs.values()):
+            first = min(docs.values(), key=lambda x: x.line)
+            problems.warning(
+                "no-relevant-document",
+                layout.qrels.name,
+                first.line,
+                f'expected at least one positive grade for query "{qid}", found only grade 0',
+            )
+    for qid, (_, line) in queries.items():
+        if qid not in judged and layout.warn_unjudged:
+            problems.warning(
+                "unjudged-query",
+                qfile.name,
+                line,
+                f'expected judgments for query "{qid}" in {layout.qrels.name}, found none; left out of evaluation',
+            )
+
+    # corpus: one streaming pass
+    cfile = layout.corpus
+    stamp = cfile.stamp()
+    doc_lines: dict[str, int] = {}
+    corpus_hash = OrderFreeHash("corpus")
+    words = with_title = 0
+    for line, obj in json_records(cfile, problems):
+        doc = parse_document(obj, layout.corpus_keys, cfile, line, problems)
+        if doc is None:
+            continue
+        if doc.id in doc_lines:
+            problems.error(
+                "duplicate-id",
+                cfile.name,
+                line,
+                f'expected unique document ids, found "{doc.id}" again (first at line {doc_lines[doc.id]})',
+            )
+            continue
+        doc_lines[doc.id] = line
+        if not doc.text.strip() and not doc.title.strip():
+            problems.warning(
+                "empty-document",
+                cfile.name,
+                line,
+                f'expected document text for "{doc.id}", found an empty text',
+            )
+        corpus_hash.add(doc.id, doc.title, doc.text)
+        words += len(doc.title.split()) + len(doc.text.split())
+        with_title += bool(doc.title)
+    for docs in judged.values():
+        for j in docs.values():
+            if j.docid not in doc_lines:
+                problems.warning(
+                    "unknown-document",
+                    layout.qrels.name,
+                    j.line,
+                    f'expected a document id from {cfile.name}, found "{j.docid}"; the judgment is kept '
+                    "(it counts in the ideal ranking) but can never be retrieved",
+                )
+
+    # expansions
+    evaluated = [qid for qid in queries if qid in judged]
+    expansions: dict[tuple[str, str], dict[str, str]] = {}
+    for method, llm, efile in layout.expansions:
+        seen: dict[str, int] = {}
+        texts: dict[str, str] = {}
+        for line, obj in json_records(efile, problems):
+            qid = get_id(obj, "id", efile, line, problems)
+            hy_doc = get_text(obj, "hy_doc", efile, line, problems)
+            if qid is None or hy_doc is None:
+                continue
+            if qid not in queries:
+                problems.error(
+                    "unknown-query",
+                    efile.name,
+                    line,
+                    f'expected a query id from {qfile.name}, found "{qid}" which is not there',
+                )
+                continue
+            if qid in seen:
+                problems.error(
+                    "duplicate-id",
+                    efile.name,
+                    line,
+                    f'expected one expansion per query, found "{qid}" again (first at line {seen[qid]})',
+                )
+                continue
+            seen[qid] = line
+            if not hy_doc.strip():
+                problems.error(
+                    "empty-text", efile.name, line, f'expected a non-empty "hy_doc" for "{qid}", found ""'
+                )
+            query_text = obj.get("text")
+            if isinstance(query_text, str) and query_text != queries[qid][0]:
+                problems.warning(
+                    "expansion-text-differs",
+                    efile.name,
+                    line,
+                    f'expected "text" to repeat query "{qid}" from {qfile.name}, found a different text',
+                )
+            texts[qid] = hy_doc
+        for qid in evaluated:
+            if qid not in seen:
+                problems.error(
+                    "missing-expansion",
+                    qfile.name,
+                    queries[qid][1],
+                    f'expected an expansion in {efile.name} for judged query "{qid}", found none',
+                )
+        expansions[(method, llm)] = {qid: texts[qid] for qid in evaluated if qid in texts}
+
+    problems.raise_if_errors(f"dataset {layout.name} ({layout.source})")
+
+    out_queries = {qid: queries[qid][0] for qid in evaluated}
+    qrels = {qid: {d: j.grade for d, j in judged[qid].items()} for qid in evaluated}
+    qh, rh, eh = OrderFreeHash("queries"), OrderFreeHash("qrels"), OrderFreeHash("expansions")
+    for qid, text in out_queries.items():
+        qh.add(qid, text)
+    for qid, graded in qrels.items():
+        for docid, grade in graded.items():
+            rh.add(qid, docid, grade)
+    for (method, llm), per_query in expansions.items():
+        for qid, text in per_query.items():
+            eh.add(method, llm, qid, text)
+    parts = {"corpus": corpus_hash.hexdigest(), "queries": qh.hexdigest(), "qrels": rh.hexdigest()}
+    fingerprint = Fingerprint(expansions=eh.hexdigest(), combined=combine(**parts), **parts)
+    keys = layout.corpus_keys
+    return Dataset(
+        name=layout.name,
+        split=layout.split,
+        source=layout.source,
+        format=layout.format,
+        corpus_stats=CorpusStats(documents=len(doc_lines), words=words, with_title=with_title),
+        queries=out_queries,
+        qrels=qrels,
+        expansions=expansions,
+        fingerprint=fingerprint,
+        warnings=tuple(problems.warnings),
+        unjudged_queries=len(queries) - len(evaluated),
+        splits=layout.splits,
+        _corpus=lambda: stream_documents(cfile, keys, stamp),
+        _reload=reload,
+    )
