@@ -1,0 +1,53 @@
+"""``harness kibana import``: load our saved objects (data view, searches, dashboard) into Kibana."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from harness.inspect import KibanaAuth, import_saved_objects, saved_object_files
+from harness.inspect._kibana import SAVED_OBJECTS_DIR
+
+
+def import_command(
+    url: Annotated[
+        str, typer.Option("--url", help="Kibana URL, e.g. http://127.0.0.1:5601 (env KIBANA_URL).")
+    ] = "",
+    user: Annotated[str | None, typer.Option("--user", help="Basic-auth user (env KIBANA_USERNAME).")] = None,
+    password: Annotated[
+        str | None,
+        typer.Option("--password", help="Basic-auth password (env KIBANA_PASSWORD).", show_default=False),
+    ] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option("--api-key", help="Encoded API key (env KIBANA_API_KEY).", show_default=False),
+    ] = None,
+    ca_cert: Annotated[Path | None, typer.Option("--ca-cert", help="PEM CA certificate to trust.")] = None,
+    insecure: Annotated[bool, typer.Option("--insecure", help="Do not verify TLS certificates.")] = False,
+    directory: Annotated[
+        Path, typer.Option("--dir", help="Folder of *.ndjson saved objects.")
+    ] = SAVED_OBJECTS_DIR,
+) -> None:
+    """Import docker/kibana/*.ndjson into Kibana (overwriting earlier imports of the same objects)."""
+    auth = KibanaAuth(
+        username=user or os.environ.get("KIBANA_USERNAME"),
+        password=password or os.environ.get("KIBANA_PASSWORD"),
+        api_key=api_key or os.environ.get("KIBANA_API_KEY"),
+        ca_cert=ca_cert,
+        verify=not insecure,
+    )
+    target = url or os.environ.get("KIBANA_URL", "http://127.0.0.1:5601")
+    for result in import_saved_objects(target, saved_object_files(directory), auth):
+        Console(highlight=False).print(f"imported {result.success_count} object(s) from {result.file.name}")
+
+
+def register(app: typer.Typer) -> None:
+    group = typer.Typer(
+        name="kibana", help="Kibana saved objects for the evaluation records.", no_args_is_help=True
+    )
+    group.command("import")(import_command)
+    app.add_typer(group, name="kibana")

