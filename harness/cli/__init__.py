@@ -55,7 +55,9 @@ _load_commands()
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point; returns the process exit code."""
     try:
-        app(args=argv, standalone_mode=False)
+        result = app(args=argv, standalone_mode=False)
+        if isinstance(result, int):
+            return result
     except HarnessError as exc:
         err_console.print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False, soft_wrap=True)
         return exc.exit_code

@@ -1,0 +1,57 @@
+"""Options shared by every command: connection settings, built once into typed config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from indexer import ConnectionSettings
+
+console = Console()
+
+UrlOpt = Annotated[
+    str | None, typer.Option("--url", help="Elasticsearch URL (env ES_URL; default http://127.0.0.1:9200).")
+]
+UserOpt = Annotated[str | None, typer.Option("--username", help="Basic-auth user (env ES_USERNAME).")]
+PasswordOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--password", help="Basic-auth password (env ES_PASSWORD; prefer the env var).", show_default=False
+    ),
+]
+ApiKeyOpt = Annotated[
+    str | None, typer.Option("--api-key", help="Encoded API key (env ES_API_KEY).", show_default=False)
+]
+CaCertOpt = Annotated[
+    Path | None, typer.Option("--ca-cert", help="PEM CA certificate to trust (env ES_CA_CERT).")
+]
+InsecureOpt = Annotated[
+    bool, typer.Option("--insecure", help="Do not verify TLS certificates (env ES_VERIFY_CERTS=false).")
+]
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option("--config", help="TOML file with a [connection] table (env R2MED_HARNESS_CONFIG)."),
+]
+
+
+def connection_settings(
+    url: str | None = None,
+    username: str | None = None,
+    password: str | None = None,
+    api_key: str | None = None,
+    ca_cert: Path | None = None,
+    insecure: bool = False,
+    config: Path | None = None,
+) -> ConnectionSettings:
+    flags = {
+        "url": url,
+        "username": username,
+        "password": password,
+        "api_key": api_key,
+        "ca_cert": ca_cert,
+        "verify_certs": False if insecure else None,
+    }
+    return ConnectionSettings.resolve(flags, config_file=config)

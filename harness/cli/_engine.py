@@ -1,0 +1,135 @@
+"""`harness engine start|status|stop|logs`: the locally managed Elasticsearch node."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.cli._common import console
+from indexer import (
+    ConnectionSettings,
+    EngineConfig,
+    ManagedNode,
+    connect,
+    default_cache_dir,
+    default_state_dir,
+    probe,
+)
+
+engine_app = typer.Typer(
+    help="Run a local Elasticsearch node for the harness (no Docker needed).", no_args_is_help=True
+)
+
+PortOpt = Annotated[
+    int, typer.Option("--port", min=1024, max=65535, help="HTTP port on 127.0.0.1 (env R2MED_ENGINE_PORT).")
+]
+NameOpt = Annotated[str, typer.Option("--name", help="Node name; each name has its own data folder.")]
+
+
+def engine_config(
+    port: int | None = None,
+    name: str = "default",
+    heap: str | None = None,
+    distribution: Path | None = None,
+    java_home: Path | None = None,
+) -> EngineConfig:
+    env_port = os.environ.get("R2MED_ENGINE_PORT")
+    return EngineConfig(
+        state_dir=default_state_dir(),
+        cache_dir=default_cache_dir(),
+        distribution=distribution,
+        java_home=java_home,
+        name=name,
+        http_port=port or (int(env_port) if env_port else 9200),
+        heap=heap or os.environ.get("R2MED_ENGINE_HEAP", "1g"),
+    )
+
+
+def start(
+    port: Annotated[
+        int | None,
+        typer.Option("--port", min=1024, max=65535, help="HTTP port (env R2MED_ENGINE_PORT, default 9200)."),
+    ] = None,
+    heap: Annotated[
+        str | None, typer.Option("--heap", help="JVM heap, e.g. 1g (env R2MED_ENGINE_HEAP).")
+    ] = None,
+    distribution: Annotated[
+        Path | None,
+        typer.Option("--distribution", help="Elasticsearch archive or folder (env R2MED_ES_DISTRIBUTION)."),
+    ] = None,
+    java_home: Annotated[
+        Path | None, typer.Option("--java-home", help="JDK 21+ home (else ES_JAVA_HOME, JAVA_HOME, ...).")
+    ] = None,
+    name: NameOpt = "default",
+) -> None:
+    """Start a local node and wait until it is healthy."""
+    node = ManagedNode(engine_config(port, name, heap, distribution, java_home))
+    with console.status("starting Elasticsearch (waiting for cluster health)…"):
+        status, started = node.start()
+    if started:
+        console.print(f"Elasticsearch started: {status.url} (pid {status.pid})")
+    else:
+        console.print(
+            f"Elasticsearch is already running: {status.url} (pid {status.pid}); not starting another"
+        )
+    console.print(f"  export ES_URL={status.url}", highlight=False)
+
+
+def status(
+    port: Annotated[
+        int | None, typer.Option("--port", min=1024, max=65535, help="HTTP port of the managed node.")
+    ] = None,
+    name: NameOpt = "default",
+) -> None:
+    """Print whether the managed node runs, its version, health and capabilities."""
+    node = ManagedNode(engine_config(port, name))
+    st = node.status()
+    if not st.running:
+        console.print(f"managed node {name!r}: not running ({st.detail})")
+        raise typer.Exit(3)
+    client = connect(ConnectionSettings(url=st.url), wait_for_status=None)
+    health = client.cluster.health().body
+    caps = probe(client)
+    console.print(f"managed node {name!r}: running at {st.url} (pid {st.pid})")
+    console.print(
+        f"  version {caps.version} ({caps.flavour}, {caps.build_flavour}), health {health['status']}, license {caps.license}"
+    )
+    console.print(f"  analyzers: {', '.join(k for k, v in caps.analyzers.items() if v) or 'none'}")
+    console.print(f"  retrievers: rrf={caps.retrievers['rrf']} linear={caps.retrievers['linear']}")
+    console.print(f"  vector index types: {', '.join(caps.vector_index_types)}")
+    console.print(f"  modules: {', '.join(caps.modules)}")
+
+
+def stop(
+    port: Annotated[int | None, typer.Option("--port", min=1024, max=65535)] = None,
+    name: NameOpt = "default",
+) -> None:
+    """Stop the node this harness started (never any other process)."""
+    node = ManagedNode(engine_config(port, name))
+    if node.stop():
+        console.print(f"managed node {name!r} stopped")
+    else:
+        console.print(f"managed node {name!r} was not running")
+
+
+def logs(
+    lines: Annotated[int, typer.Option("-n", "--lines", min=1, help="How many lines from the end.")] = 40,
+    name: NameOpt = "default",
+) -> None:
+    """Print the tail of the managed node's logs."""
+    node = ManagedNode(engine_config(None, name))
+    text = node.logs(lines)
+    console.print(text or f"no logs yet under {node.config.node_dir / 'logs'}", highlight=False, markup=False)
+
+
+engine_app.command()(start)
+engine_app.command()(status)
+engine_app.command()(stop)
+engine_app.command()(logs)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(engine_app, name="engine")

@@ -1,0 +1,234 @@
+"""Connection settings shared by every command, and the client built from them.
+
+Settings come from (highest first) CLI flags, environment variables, and an
+optional TOML config file (``--config`` or ``$R2MED_HARNESS_CONFIG``, table
+``[connection]``).  Secrets are held in :class:`Secret`, whose ``repr`` and
+``str`` never show the value; :meth:`ConnectionSettings.redacted` is the only
+form that goes into logs, manifests and reports.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from elasticsearch import Elasticsearch
+
+from indexer._exceptions import ConfigError
+
+DEFAULT_URL = "http://127.0.0.1:9200"
+
+#: setting name -> environment variable
+ENV_VARS: dict[str, str] = {
+    "url": "ES_URL",
+    "username": "ES_USERNAME",
+    "password": "ES_PASSWORD",
+    "api_key": "ES_API_KEY",
+    "ca_cert": "ES_CA_CERT",
+    "verify_certs": "ES_VERIFY_CERTS",
+    "request_timeout": "ES_REQUEST_TIMEOUT",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """A credential that never prints itself."""
+
+    _value: str = field(repr=False)
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __str__(self) -> str:
+        return "***"
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+
+def _truthy(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ConfigError(f"expected a boolean (true/false/1/0) for certificate verification, found {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionSettings:
+    url: str = DEFAULT_URL
+    username: str | None = None
+    password: Secret | None = None
+    api_key: Secret | None = None
+    ca_cert: Path | None = None
+    verify_certs: bool = True
+    request_timeout: float = 60.0
+
+    def __post_init__(self) -> None:
+        parts = urlsplit(self.url)
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise ConfigError(f"expected an Elasticsearch URL like http://host:9200, found {self.url!r}")
+        if parts.username or parts.password:
+            raise ConfigError(
+                "credentials inside the URL are not accepted (they would be printed); "
+                "use --username/--password, --api-key or ES_USERNAME/ES_PASSWORD/ES_API_KEY"
+            )
+        if self.password is not None and self.username is None:
+            raise ConfigError("a password was given without a username (--username or ES_USERNAME)")
+        if self.api_key is not None and (self.username or self.password):
+            raise ConfigError("give either basic auth (username/password) or an API key, not both")
+        if self.ca_cert is not None and not self.ca_cert.is_file():
+            raise ConfigError(f"CA certificate file not found: expected a PEM file at {self.ca_cert}")
+        if self.request_timeout <= 0:
+            raise ConfigError(f"expected a positive request timeout, found {self.request_timeout}")
+
+    @classmethod
+    def resolve(
+        cls,
+        flags: Mapping[str, Any] | None = None,
+        env: Mapping[str, str] | None = None,
+        config_file: Path | None = None,
+    ) -> ConnectionSettings:
+        """Merge flags > environment > config file > defaults, once, at the CLI edge."""
+        env = os.environ if env is None else env
+        merged: dict[str, Any] = {}
+        cfg_path = config_file or (
+            Path(env["R2MED_HARNESS_CONFIG"]) if env.get("R2MED_HARNESS_CONFIG") else None
+        )
+        if cfg_path is not None:
+            merged.update(_read_config(cfg_path))
+        for name, var in ENV_VARS.items():
+            if env.get(var):
+                merged[name] = env[var]
+        for name, value in (flags or {}).items():
+            if value is not None:
+                merged[name] = value
+        known = {f.name for f in fields(cls)}
+        unknown = set(merged) - known
+        if unknown:
+            raise ConfigError(
+                f"unknown connection settings {sorted(unknown)}; expected some of {sorted(known)}"
+            )
+        kwargs: dict[str, Any] = {}
+        for name, value in merged.items():
+            if name in {"password", "api_key"}:
+                kwargs[name] = value if isinstance(value, Secret) else Secret(str(value))
+            elif name == "ca_cert":
+                kwargs[name] = Path(value).expanduser()
+            elif name == "verify_certs":
+                kwargs[name] = value if isinstance(value, bool) else _truthy(str(value))
+            elif name == "request_timeout":
+                try:
+                    kwargs[name] = float(value)
+                except ValueError as exc:
+                    raise ConfigError(
+                        f"expected a number of seconds for request timeout, found {value!r}"
+                    ) from exc
+            else:
+                kwargs[name] = str(value)
+        return cls(**kwargs)
+
+    def redacted(self) -> dict[str, Any]:
+        """What may be shown or stored: no secret ever appears here."""
+        return {
+            "url": self.url,
+            "username": self.username,
+            "auth": "api_key" if self.api_key else ("basic" if self.password else "none"),
+            "ca_cert": str(self.ca_cert) if self.ca_cert else None,
+            "verify_certs": self.verify_certs,
+        }
+
+    def client(self, **overrides: Any) -> Elasticsearch:
+        """An Elasticsearch client for these settings (no request is sent yet)."""
+        kwargs: dict[str, Any] = {
+            "hosts": [self.url],
+            "request_timeout": self.request_timeout,
+            "retry_on_timeout": True,
+            "max_retries": 3,
+        }
+        if self.username is not None:
+            kwargs["basic_auth"] = (self.username, self.password.reveal() if self.password else "")
+        if self.api_key is not None:
+            kwargs["api_key"] = self.api_key.reveal()
+        if self.url.startswith("https"):
+            kwargs["verify_certs"] = self.verify_certs
+            if self.ca_cert is not None:
+                kwargs["ca_certs"] = str(self.ca_cert)
+            if not self.verify_certs:
+                kwargs["ssl_show_warn"] = False
+        kwargs.update(overrides)
+        return Elasticsearch(**kwargs)
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file not found: {path}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    section = data.get("connection", {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: expected a [connection] table, found {type(section).__name__}")
+    return dict(section)
+
+
+def connect(
+    settings: ConnectionSettings, *, wait_for_status: str | None = "yellow", timeout_s: float = 30.0
+) -> Elasticsearch:
+    """Build a client and prove it works (reachable, authenticated, trusted, healthy).
+
+    Errors become :class:`ConnectionFailed` with a message that names the URL
+    and the likely cause, and never the secret.
+    """
+    from elastic_transport import TlsError
+    from elasticsearch import ApiError, AuthenticationException, AuthorizationException
+    from elasticsearch import ConnectionError as ESConnectionError
+
+    from indexer._exceptions import ConnectionFailed
+
+    client = settings.client()
+    where = settings.url
+    try:
+        if wait_for_status:
+            client.options(request_timeout=timeout_s + 5).cluster.health(
+                wait_for_status=wait_for_status, timeout=f"{int(timeout_s)}s"
+            )
+        else:
+            client.cluster.health()
+    except AuthenticationException:
+        raise ConnectionFailed(
+            f"{where} rejected the credentials (HTTP 401): check the username/password or API key "
+            f"(auth method: {settings.redacted()['auth']})"
+        ) from None
+    except AuthorizationException as exc:
+        raise ConnectionFailed(
+            f"{where} refused access (HTTP 403): the user lacks cluster monitor privileges"
+        ) from exc
+    except TlsError as exc:
+        raise ConnectionFailed(
+            f"could not establish a trusted TLS connection to {where}: "
+            f"{_short(exc)}; pass the cluster's CA with --ca-cert (or ES_CA_CERT)"
+        ) from None
+    except ESConnectionError as exc:
+        raise ConnectionFailed(
+            f"cannot reach Elasticsearch at {where}: {_short(exc)}. Is it running? "
+            "(`harness engine start` runs a local node; or set ES_URL)"
+        ) from None
+    except ApiError as exc:
+        raise ConnectionFailed(
+            f"{where} answered the health check with HTTP {exc.meta.status}: {_short(exc)}"
+        ) from None
+    return client
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc)
+    return text if len(text) <= 300 else text[:300] + "…"
