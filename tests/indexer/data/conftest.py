@@ -17,10 +17,14 @@ def r2med_files() -> dict[str, str | bytes]:
     """A valid R2MED-layout folder: 3 documents, 2 queries, 2 judgments, one expansion set."""
     return {
         "corpus.jsonl": jsonl(
-            {"id": "d1", "text": "alpha helix"}, {"id": "d2", "text": "beta sheet"}, {"id": "d3", "text": "gamma"}
+            {"id": "d1", "text": "alpha helix"},
+            {"id": "d2", "text": "beta sheet"},
+            {"id": "d3", "text": "gamma"},
         ),
         "query.jsonl": jsonl({"id": "q1", "text": "what is alpha"}, {"id": "q2", "text": "what is beta"}),
-        "qrels.jsonl": jsonl({"q_id": "q1", "p_id": "d1", "score": 1}, {"q_id": "q2", "p_id": "d2", "score": 2}),
+        "qrels.jsonl": jsonl(
+            {"q_id": "q1", "p_id": "d1", "score": 1}, {"q_id": "q2", "p_id": "d2", "score": 2}
+        ),
         "hyde/m1/query_with_hydoc.jsonl": jsonl(
             {"id": "q1", "text": "what is alpha", "hy_doc": "alpha is a helix"},
             {"id": "q2", "text": "what is beta", "hy_doc": "beta is a sheet"},
