@@ -1,0 +1,66 @@
+"""Evaluation, fusion and statistics over runs ``{qid: {docid: score}}`` and qrels ``{qid: {docid: grade}}``.
+
+Pure Python over ranx; no engine needed.
+
+* Measures: :class:`Measure` (``Measure.parse("nDCG@10")``), :data:`DEFAULT_MEASURES`.
+* Scoring: :func:`evaluate` -> :class:`Evaluation` (per-query scores and means).
+* Ranking order: :func:`sort_run`, :func:`top_k` (score desc, then doc id asc).
+* Fusion: :class:`FusionSpec` (``FusionSpec.parse("wsum:weights=0.3/0.7")``),
+  :func:`fuse`, :func:`optimize_fusion`.
+* Statistics: :func:`compare_arms` -> :class:`Comparison`, :func:`randomization_test`,
+  :func:`paired_t_test`, :func:`holm`, :func:`bootstrap_ci`.
+"""
+
+from ._evaluate import Evaluation, check_qrels, evaluate
+from ._fusion import (
+    DEFAULT_FUSION,
+    FUSION_METHODS,
+    NORMALIZATIONS,
+    FusionMethod,
+    FusionSpec,
+    fuse,
+    optimize_fusion,
+)
+from ._measures import DEFAULT_MEASURES, FAMILIES, PRIMARY_MEASURE, Measure, parse_measures
+from ._stats import (
+    STAT_TESTS,
+    Comparison,
+    ConfidenceInterval,
+    bootstrap_ci,
+    compare_arms,
+    holm,
+    paired_t_test,
+    randomization_test,
+)
+from ._types import Qrels, Run, rank, sort_run, top_k
+
+__all__ = [
+    "DEFAULT_FUSION",
+    "DEFAULT_MEASURES",
+    "FAMILIES",
+    "FUSION_METHODS",
+    "NORMALIZATIONS",
+    "PRIMARY_MEASURE",
+    "STAT_TESTS",
+    "Comparison",
+    "ConfidenceInterval",
+    "Evaluation",
+    "FusionMethod",
+    "FusionSpec",
+    "Measure",
+    "Qrels",
+    "Run",
+    "bootstrap_ci",
+    "check_qrels",
+    "compare_arms",
+    "evaluate",
+    "fuse",
+    "holm",
+    "optimize_fusion",
+    "paired_t_test",
+    "parse_measures",
+    "randomization_test",
+    "rank",
+    "sort_run",
+    "top_k",
+]

@@ -1,0 +1,162 @@
+"""Score a run against qrels with ranx, with explicit rules for the edge cases.
+
+Rules (they hold whatever ranx would do on its own):
+
+* Every judged query counts: a query in the qrels with no results (absent
+  from the run, or an empty result) scores 0 on every measure and stays in
+  the mean. It is listed in :attr:`Evaluation.empty_qids`.
+* Queries in the run without any judgment are ignored for the means and listed
+  in :attr:`Evaluation.unjudged_qids`.
+* Only grades > 0 are relevant. ranx drops judgments below its relevance level
+  (1) before scoring, so grade-0 judgments count as non-relevant; nDCG uses the
+  grade itself as gain (Järvelin's linear gain, like trec_eval's ``ndcg_cut``).
+  A grade-0 judgment still counts as *judged* for Unjudged@k.
+* Ties are broken by score descending, then doc id ascending. ranx sorts with
+  an unstable argsort over hashed ids, so before ranx sees a run each query is
+  ranked by :func:`harness.eval.sort_run`'s order, cut to the deepest cutoff,
+  and its scores replaced by strictly decreasing rank scores: no ties remain,
+  and order-only measures are unchanged by construction.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from numbers import Integral
+
+from indexer import DataError, RunError
+
+from ._measures import DEFAULT_MEASURES, Measure, parse_measures
+from ._types import Qrels, QrelsLike, RunLike, quiet_ranx, rank
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Per-query and mean scores of one run.
+
+    ``per_query[measure.key][qid]`` holds every judged query; ``means[measure.key]``
+    is their plain average.
+    """
+
+    measures: tuple[Measure, ...]
+    per_query: dict[str, dict[str, float]]
+    means: dict[str, float]
+    qids: tuple[str, ...]
+    """Judged queries, in id order: the denominator of every mean."""
+    empty_qids: tuple[str, ...] = ()
+    """Judged queries without any result (scored 0)."""
+    unjudged_qids: tuple[str, ...] = field(default=())
+    """Queries in the run without judgments (ignored)."""
+
+    def mean(self, measure: Measure | str) -> float:
+        return self.means[Measure.parse(measure).key]
+
+    def scores(self, measure: Measure | str) -> dict[str, float]:
+        return self.per_query[Measure.parse(measure).key]
+
+    def per_query_rows(self) -> list[dict[str, float | str]]:
+        """One row per judged query: ``{"qid": ..., "ndcg@10": ..., ...}`` (for JSONL)."""
+        return [
+            {"qid": qid, **{m.key: self.per_query[m.key][qid] for m in self.measures}} for qid in self.qids
+        ]
+
+
+def check_qrels(qrels: QrelsLike) -> Qrels:
+    """Qrels with integer grades, or a :class:`DataError` naming what is wrong."""
+    if not qrels:
+        raise DataError("qrels are empty: expected at least one judged query")
+    out: Qrels = {}
+    problems: list[str] = []
+    for qid, judgments in qrels.items():
+        clean: dict[str, int] = {}
+        for doc_id, grade in judgments.items():
+            if isinstance(grade, bool) or not isinstance(grade, Integral | float) or grade != int(grade):
+                problems.append(f"query {qid!r} document {doc_id!r}: grade {grade!r} is not an integer")
+                continue
+            clean[doc_id] = int(grade)
+        if clean:
+            out[qid] = clean
+    if problems:
+        raise DataError(f"{len(problems)} bad judgment(s): {'; '.join(problems[:5])}", problems)
+    if not out:
+        raise DataError("qrels hold no judgments: every query has an empty judgment list")
+    return out
+
+
+def _unjudged(ranked_docs: list[str], judged: Mapping[str, int], k: int) -> float:
+    top = ranked_docs[:k]
+    if not top:
+        return 0.0
+    return sum(doc_id not in judged for doc_id in top) / len(top)
+
+
+_OURS = {"Unjudged": _unjudged}
+_COMPANION = "hits@1"
+
+
+def evaluate(
+    qrels: QrelsLike,
+    run: RunLike,
+    measures: Iterable[Measure | str] | str = DEFAULT_MEASURES,
+) -> Evaluation:
+    """Score ``run`` against ``qrels`` on ``measures`` (default :data:`DEFAULT_MEASURES`)."""
+    import ranx  # heavy (numba); imported on first use
+
+    wanted = parse_measures(measures if isinstance(measures, str) else tuple(measures))
+    judged = check_qrels(qrels)
+    qids = tuple(sorted(judged))
+    depth = max(m.cutoff for m in wanted)
+
+    ranked: dict[str, list[str]] = {}
+    for qid in qids:
+        results = run.get(qid) or {}
+        ranked[qid] = [doc_id for doc_id, _ in rank(results, qid)][:depth]
+    scored = tuple(q for q in qids if ranked[q])
+    empty = tuple(q for q in qids if not ranked[q])
+
+    per_query: dict[str, dict[str, float]] = {m.key: dict.fromkeys(qids, 0.0) for m in wanted}
+    ranx_measures = [m for m in wanted if m.ranx_name is not None]
+    if scored and ranx_measures:
+        # Same key order in both dicts: ranx pairs queries by position.
+        rx_qrels = {q: dict(judged[q]) for q in scored}
+        rx_run = {q: _order(ranked[q]) for q in scored}
+        names = [str(m.ranx_name) for m in ranx_measures]
+        if len(names) == 1:
+            # ranx 0.3 fails on one metric with return_mean=False (KeyError on the
+            # bare metric name), so ask for a second, cheap one and ignore it.
+            names.append(_COMPANION if names[0] != _COMPANION else "hits@2")
+        try:
+            with quiet_ranx():
+                raw = ranx.evaluate(rx_qrels, rx_run, names, return_mean=False, save_results_in_run=False)
+        except Exception as err:  # ranx raises AssertionError/ValueError/numba errors
+            raise RunError(f"ranx could not evaluate the run on {len(scored)} queries") from err
+        for m in ranx_measures:
+            values = raw[m.ranx_name]
+            for i, qid in enumerate(scored):
+                per_query[m.key][qid] = float(values[i])
+    for m in wanted:
+        ours = _OURS.get(m.name)
+        if ours is not None:
+            for qid in qids:
+                per_query[m.key][qid] = ours(ranked[qid], judged[qid], m.cutoff)
+
+    for key, scores in per_query.items():
+        bad = [q for q, v in scores.items() if not math.isfinite(v)]
+        if bad:
+            raise RunError(f"{key} is not finite for {len(bad)} queries, e.g. {bad[:5]}")
+    means = {m.key: math.fsum(per_query[m.key].values()) / len(qids) for m in wanted}
+    return Evaluation(
+        measures=wanted,
+        per_query=per_query,
+        means=means,
+        qids=qids,
+        empty_qids=empty,
+        unjudged_qids=tuple(sorted(q for q in run if q not in judged)),
+    )
+
+
+def _order(docs: list[str]) -> dict[str, float]:
+    """Strictly decreasing scores for docs already in rank order."""
+    n = len(docs)
+    return {doc_id: float(n - i) for i, doc_id in enumerate(docs)}

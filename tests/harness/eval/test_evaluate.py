@@ -1,0 +1,148 @@
+"""harness.eval.evaluate against an independent implementation (ir_measures / pytrec_eval)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import ir_measures
+import pytest
+
+from harness.eval import DEFAULT_MEASURES, Measure, evaluate, rank
+from indexer import DataError, RunError
+
+from .conftest import synthetic_run
+
+TOL = 1e-6
+
+
+def reference(qrels, run, measures=DEFAULT_MEASURES):
+    """Per-query scores from ir_measures, keyed like ours (Unjudged = 1 - Judged)."""
+    by_name = {m.ir_measures_name: m for m in measures}
+    parsed = [ir_measures.parse_measure(name) for name in by_name]
+    out: dict[str, dict[str, float]] = {m.key: {} for m in measures}
+    for metric in ir_measures.iter_calc(parsed, qrels, run):
+        m = by_name[str(metric.measure)]
+        value = 1.0 - metric.value if m.name == "Unjudged" else metric.value
+        out[m.key][metric.query_id] = value
+    return out
+
+
+def assert_matches_reference(ours, ref, qids):
+    for key, scores in ref.items():
+        assert set(scores) == set(qids), key
+        for qid in qids:
+            assert ours.per_query[key][qid] == pytest.approx(scores[qid], abs=TOL), (key, qid)
+        ref_mean = math.fsum(scores.values()) / len(qids)
+        assert ours.means[key] == pytest.approx(ref_mean, abs=TOL), key
+
+
+def test_pytrec_eval_backs_the_reference():
+    # The comparison is only independent if ir_measures uses pytrec_eval (trec_eval), not ranx.
+    provider = ir_measures.providers.registry["pytrec_eval"]
+    assert provider.is_available()
+
+
+@pytest.mark.parametrize("skill", [0.0, 0.6])
+def test_binary_scifact_matches_ir_measures(scifact_test_qrels, skill):
+    run = synthetic_run(scifact_test_qrels, seed=1, skill=skill)
+    ours = evaluate(scifact_test_qrels, run)
+    assert ours.qids == tuple(sorted(scifact_test_qrels))
+    assert not ours.empty_qids and not ours.unjudged_qids
+    assert_matches_reference(ours, reference(scifact_test_qrels, run), ours.qids)
+    assert 0.0 < ours.mean("nDCG@10") < 1.0
+
+
+def test_graded_qrels_with_grade_zero_match_ir_measures(graded_qrels):
+    run = synthetic_run(graded_qrels, seed=2, skill=0.3)
+    # The synthetic run retrieves some of the grade-0 judged docs: they must count as judged, not relevant.
+    zero_hits = sum(1 for q in run for d in run[q] if graded_qrels[q].get(d) == 0)
+    assert zero_hits > 0
+    ours = evaluate(graded_qrels, run)
+    assert_matches_reference(ours, reference(graded_qrels, run), ours.qids)
+
+
+def test_grade_zero_is_judged_but_not_relevant():
+    qrels = {"q": {"a": 0, "b": 2}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    ev = evaluate(qrels, run, ["nDCG@10", "MRR@100", "P@10", "Recall@10", "Unjudged@10"])
+    assert ev.mean("MRR@100") == pytest.approx(1 / 2)
+    assert ev.mean("nDCG@10") == pytest.approx((2 / math.log2(3)) / 2)  # b at rank 2, ideal b at rank 1
+    assert ev.mean("P@10") == pytest.approx(1 / 10)
+    assert ev.mean("Recall@10") == pytest.approx(1.0)
+    assert ev.mean("Unjudged@10") == pytest.approx(1 / 3)  # only c is unjudged
+
+
+def test_missing_and_empty_queries_count_as_zero(scifact_test_qrels):
+    qids = sorted(scifact_test_qrels)[:20]
+    qrels = {q: scifact_test_qrels[q] for q in qids}
+    full = synthetic_run(qrels, seed=3, skill=0.8)
+    run = {q: full[q] for q in qids[:10]}  # qids[15:] missing
+    for q in qids[10:15]:
+        run[q] = {}  # present but empty
+    run["not-judged"] = {"x": 1.0}
+    ev = evaluate(qrels, run)
+    assert ev.qids == tuple(qids)
+    assert ev.empty_qids == tuple(qids[10:])
+    assert ev.unjudged_qids == ("not-judged",)
+    only_scored = evaluate({q: qrels[q] for q in qids[:10]}, {q: full[q] for q in qids[:10]})
+    for m in DEFAULT_MEASURES:
+        for q in qids[10:]:
+            assert ev.per_query[m.key][q] == 0.0
+        # Mean over all 20 judged queries, not over the 10 with results.
+        assert ev.means[m.key] == pytest.approx(only_scored.means[m.key] * 10 / 20, abs=1e-12)
+    assert ev.mean("nDCG@10") > 0
+
+
+def test_run_with_no_results_at_all_scores_zero(scifact_test_qrels):
+    qrels = {q: scifact_test_qrels[q] for q in sorted(scifact_test_qrels)[:5]}
+    ev = evaluate(qrels, {})
+    assert ev.empty_qids == ev.qids
+    assert all(v == 0.0 for v in ev.means.values())
+
+
+def test_ties_break_by_doc_id_ascending():
+    qrels = {"q1": {"b": 1}, "q2": {"b": 1}}
+    run = {"q1": {"a": 1.0, "b": 1.0}, "q2": {"c": 1.0, "b": 1.0}}
+    ev = evaluate(qrels, run, ["MRR@100"])
+    assert ev.scores("MRR@100") == {"q1": 0.5, "q2": 1.0}
+
+
+def test_tied_run_is_order_independent_and_matches_reference(graded_qrels):
+    tied = {
+        q: {d: round(s, 1) for d, s in docs.items()}
+        for q, docs in synthetic_run(graded_qrels, seed=4, skill=0.3).items()
+    }
+    assert any(len(set(d.values())) < len(d) for d in tied.values())
+    ours = evaluate(graded_qrels, tied)
+
+    shuffled = {}
+    rng = random.Random(0)
+    for q in reversed(list(tied)):
+        items = list(tied[q].items())
+        rng.shuffle(items)
+        shuffled[q] = dict(items)
+    again = evaluate(graded_qrels, shuffled)
+    assert again.per_query == ours.per_query
+
+    # Independent check: give trec_eval the order we promise (score desc, doc id asc) without ties.
+    explicit = {q: {d: float(len(docs) - i) for i, (d, _) in enumerate(rank(docs))} for q, docs in tied.items()}
+    assert_matches_reference(ours, reference(graded_qrels, explicit), ours.qids)
+
+
+def test_evaluation_rows_and_accessors(scifact_test_qrels):
+    qrels = {q: scifact_test_qrels[q] for q in sorted(scifact_test_qrels)[:3]}
+    ev = evaluate(qrels, synthetic_run(qrels, seed=5), "nDCG@10,P@10")
+    assert ev.measures == (Measure("nDCG", 10), Measure("P", 10))
+    rows = ev.per_query_rows()
+    assert [r["qid"] for r in rows] == list(ev.qids)
+    assert set(rows[0]) == {"qid", "ndcg@10", "p@10"}
+
+
+def test_bad_inputs_raise_clear_errors():
+    with pytest.raises(DataError, match="empty"):
+        evaluate({}, {"q": {"a": 1.0}})
+    with pytest.raises(DataError, match="not an integer"):
+        evaluate({"q": {"a": 1.5}}, {"q": {"a": 1.0}})
+    with pytest.raises(RunError, match="NaN"):
+        evaluate({"q": {"a": 1}}, {"q": {"a": float("nan")}})
