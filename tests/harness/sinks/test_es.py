@@ -1,0 +1,76 @@
+"""Elasticsearch sink against the real engine: counts, round trip, idempotence, surfaced errors."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from harness.inspect import record_id
+from harness.sinks import SINKS, EsSink, index_template
+from indexer import BulkIndexError, RunError
+from tests.harness.inspect.synthetic import ARMS, N_QUERIES, make_dataset, records_for
+
+
+@pytest.fixture
+def index(es_client: Elasticsearch) -> Iterator[str]:
+    name = f"harness-eval-test-inspect-{uuid.uuid4().hex[:8]}"
+    yield name
+    es_client.indices.delete(index=name, ignore_unavailable=True)
+
+
+def _count(client: Elasticsearch, index: str, run_id: str | None = None) -> int:
+    query = {"term": {"run_id": run_id}} if run_id else {"match_all": {}}
+    return int(client.count(index=index, query=query)["count"])
+
+
+def test_records_count_round_trip_and_no_duplicates(es_client: Elasticsearch, index: str) -> None:
+    datasets = [make_dataset("Biology", seed=1), make_dataset("sample", seed=2)]
+    records = [r for ds in datasets for r in records_for(ds)]
+    with EsSink(es_client, index) as sink:
+        assert sink.write(records) == len(records)
+    assert _count(es_client, index) == len(datasets) * N_QUERIES * len(ARMS)
+
+    for record in records[:: len(records) // 7]:
+        _id = record_id(record["run_id"], record["dataset"], record["arm"], record["query"]["id"])  # type: ignore[index]
+        stored = es_client.get(index=index, id=_id)["_source"]
+        assert stored == record
+
+    with EsSink(es_client, index) as sink:  # the same run again: overwritten, not duplicated
+        sink.write(records)
+        sink.write(records_for(datasets[0], run_id="another-run"))
+    assert _count(es_client, index) == (len(datasets) + 1) * N_QUERIES * len(ARMS)
+    assert _count(es_client, index, "another-run") == N_QUERIES * len(ARMS)
+    assert es_client.indices.exists_alias(name="harness-eval", index=index)
+
+
+def test_template_maps_every_record_field(es_client: Elasticsearch, index: str) -> None:
+    ds = make_dataset("Biology", seed=1)
+    EsSink(es_client, index).write(records_for(ds))
+    mapping = es_client.indices.get_mapping(index=index)[index]["mappings"]
+    template_props = index_template()["template"]["mappings"]["properties"]
+    # dynamic is strict, so a field the template lacks would have failed the write; arm scores are the
+    # one dynamic object, mapped as floats by the dynamic template
+    assert mapping["dynamic"] == "strict"
+    assert set(mapping["properties"]) == set(template_props)
+    arms = mapping["properties"]["arms_ndcg_at_10"]["properties"]
+    assert set(arms) == set(ARMS) and all(v["type"] == "float" for v in arms.values())
+
+
+def test_rejected_records_are_reported_not_dropped(es_client: Elasticsearch, index: str) -> None:
+    ds = make_dataset("Biology", seed=1)
+    records = records_for(ds)
+    bad = [dict(records[0], metrics={"ndcg_at_10": "not a number"}), dict(records[1], surprise=1)]
+    with pytest.raises(BulkIndexError, match=r"2 evaluation record\(s\) rejected") as info:
+        EsSink(es_client, index).write([*bad, *records[2:5]])
+    assert len(info.value.errors) == 2
+    assert all(e["status"] == 400 and e["error"] for e in info.value.errors)
+    assert _count(es_client, index) == 3
+
+
+def test_index_name_must_match_the_template(es_client: Elasticsearch) -> None:
+    with pytest.raises(RunError, match=r"expected a name matching harness-eval-\*"):
+        EsSink(es_client, "my-records")
+    assert SINKS["es"] is EsSink
