@@ -1,0 +1,34 @@
+"""Shared fixtures for the embedding tests: small SciFact subsets and the bundled model spec."""
+
+from __future__ import annotations
+
+import json
+from itertools import islice
+from pathlib import Path
+
+import pytest
+
+from indexer.embed import ModelSpec, document_text, resolve_model
+
+SCIFACT = Path(__file__).resolve().parents[3].parent / "shared" / "datasets" / "scifact"
+
+
+def load_scifact_docs(n: int) -> list[tuple[str, str]]:
+    """The first ``n`` SciFact documents as ``(id, title + text)``."""
+    corpus = SCIFACT / "corpus.jsonl"
+    if not corpus.is_file():
+        pytest.skip(f"SciFact corpus not found at {corpus}")
+    with corpus.open(encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in islice(handle, n)]
+    return [(row["_id"], document_text(row.get("title"), row.get("text"))) for row in rows]
+
+
+@pytest.fixture(scope="session")
+def scifact_docs() -> list[tuple[str, str]]:
+    """64 real SciFact abstracts."""
+    return load_scifact_docs(64)
+
+
+@pytest.fixture(scope="session")
+def minilm() -> ModelSpec:
+    return resolve_model("minilm")

@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, ModelSpec, document_text
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def embedder(spec: ModelSpec, cache_dir: Path | None, window: int = 16) -> CachedEmbedder:
+    cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
+    return CachedEmbedder(Encoder(spec, device="cpu", batch_size=8), cache, window=window)
+
+
+def collect(chunks: Iterator[tuple[list[str], np.ndarray]]) -> tuple[list[str], np.ndarray]:
+    ids: list[str] = []
+    parts: list[np.ndarray] = []
+    for chunk_ids, vectors in chunks:
+        assert vectors.shape == (len(chunk_ids), 384)
+        ids += chunk_ids
+        parts.append(vectors)
+    return ids, np.concatenate(parts)
+
+
+def test_streams_windows_in_input_order(
+    minilm: ModelSpec, scifact_docs: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    emb = embedder(minilm, tmp_path, window=16)
+    chunks = list(emb.embed_documents(scifact_docs))
+    assert [len(ids) for ids, _ in chunks] == [16, 16, 16, 16]
+    ids, vectors = collect(iter(chunks))
+    assert ids == [doc_id for doc_id, _ in scifact_docs]
+    expected = Encoder(minilm, device="cpu").encode_documents([t for _, t in scifact_docs])
+    np.testing.assert_allclose(vectors, expected, atol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    stats = emb.stats
+    assert (stats.texts, stats.cache_hits, stats.cache_misses, stats.texts_encoded) == (64, 0, 64, 64)
+    assert stats.model_calls == 8  # 4 windows x 2 batches of 8
+
+
+def test_input_is_consumed_lazily(minilm: ModelSpec, scifact_docs: list[tuple[str, str]]) -> None:
+    pulled = 0
+
+    def source() -> Iterator[tuple[str, str]]:
+        nonlocal pulled
+        for doc in scifact_docs:
+            pulled += 1
+            yield doc
+
+    stream = embedder(minilm, None, window=16).embed_documents(source())
+    next(stream)
+    assert pulled == 16  # one window in memory, not the corpus
+    stream.close()
+
+
+def test_warm_run_makes_no_model_calls_and_returns_identical_vectors(
+    minilm: ModelSpec, scifact_docs: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    cold = embedder(minilm, tmp_path)
+    cold_ids, cold_vectors = collect(cold.embed_documents(scifact_docs))
+    assert cold.stats.model_calls > 0
+
+    warm = embedder(minilm, tmp_path)  # a fresh process would build exactly this
+    warm_ids, warm_vectors = collect(warm.embed_documents(scifact_docs))
+    assert warm_ids == cold_ids
+    assert np.array_equal(warm_vectors, cold_vectors)
+    assert warm.stats.model_calls == 0
+    assert warm.encoder.stats.model_calls == 0
+    assert not warm.encoder.loaded  # not even loaded
+    assert (warm.stats.cache_hits, warm.stats.cache_misses) == (64, 0)
+
+
+def test_changed_prompt_misses_the_cache(
+    minilm: ModelSpec, scifact_docs: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    docs = scifact_docs[:8]
+    collect(embedder(minilm, tmp_path).embed_documents(docs))
+    prompted = embedder(minilm.with_prompts(document_prompt="passage: "), tmp_path)
+    _, vectors = collect(prompted.embed_documents(docs))
+    assert prompted.stats.cache_hits == 0
+    assert prompted.stats.texts_encoded == 8
+    plain = embedder(minilm, tmp_path)
+    _, plain_vectors = collect(plain.embed_documents(docs))
+    assert plain.stats.model_calls == 0
+    assert np.abs(vectors - plain_vectors).max() > 1e-3
+
+
+def test_queries_use_the_query_prompt_and_are_cached(minilm: ModelSpec, tmp_path: Path) -> None:
+    spec = minilm.with_prompts(query_prompt="query: ", document_prompt="passage: ")
+    texts = ["vitamin D and fractures", "statins in elderly patients", "vitamin D and fractures"]
+    emb = embedder(spec, tmp_path)
+    queries = emb.embed_queries(texts)
+    assert queries.shape == (3, 384)
+    assert emb.stats.texts_encoded == 2  # the repeated query is encoded once
+    np.testing.assert_array_equal(queries[0], queries[2])
+    _, docs = collect(emb.embed_documents([("d0", texts[0])]))
+    assert np.abs(queries[0] - docs[0]).max() > 1e-3
+
+    again = embedder(spec, tmp_path)
+    np.testing.assert_array_equal(again.embed_queries(texts), queries)
+    assert again.stats.model_calls == 0
+    assert again.embed_queries([]).shape == (0, 384)
+
+
+def test_without_a_cache_everything_is_encoded(
+    minilm: ModelSpec, scifact_docs: list[tuple[str, str]]
+) -> None:
+    emb = embedder(minilm, None)
+    collect(emb.embed_documents(scifact_docs[:8]))
+    collect(emb.embed_documents(scifact_docs[:8]))
+    assert emb.stats.texts_encoded == 16
+    assert emb.stats.cache_hits == 0
+
+
+def test_progress_bar_reports_docs_per_second(
+    minilm: ModelSpec, scifact_docs: list[tuple[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    collect(embedder(minilm, None).embed_documents(scifact_docs[:8], progress=True, total=8))
+    err = capsys.readouterr().err
+    assert "docs/s" in err
+    assert "8/8" in err
+
+
+CRASHING_RUN = textwrap.dedent(
+    """
+    import os, signal, sys
+    sys.path.insert(0, {tests!r})
+    from conftest import load_scifact_docs
+    from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
+
+    emb = CachedEmbedder(Encoder(resolve_model("minilm"), device="cpu", batch_size=8),
+                         EmbeddingCache({cache!r}), window=16)
+    for n, _ in enumerate(emb.embed_documents(load_scifact_docs(64)), start=1):
+        if n == 2:
+            os.kill(os.getpid(), signal.SIGKILL)  # hard crash: no cleanup, no close
+    """
+)
+
+
+def test_rerun_after_a_crash_reuses_what_was_committed(
+    minilm: ModelSpec, scifact_docs: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    script = CRASHING_RUN.format(tests=str(Path(__file__).parent), cache=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert os.path.exists(tmp_path / "vectors.sqlite3")
+
+    rerun = embedder(minilm, tmp_path)
+    ids, vectors = collect(rerun.embed_documents(scifact_docs))
+    assert ids == [doc_id for doc_id, _ in scifact_docs]
+    assert rerun.stats.cache_hits == 32  # the two windows yielded before the crash
+    assert rerun.stats.texts_encoded == 32
+    fresh = Encoder(minilm, device="cpu").encode_documents([t for _, t in scifact_docs[:32]])
+    np.testing.assert_allclose(vectors[:32], fresh, atol=1e-5)
+
+
+def test_document_text_joins_title_and_body() -> None:
+    assert document_text("Title.", "Body text") == "Title. Body text"
+    assert document_text("", " Body ") == "Body"
+    assert document_text(None, "Body") == "Body"
+    assert document_text("Title", None) == "Title"
