@@ -33,7 +33,7 @@ def synthetic_run(
     run: dict[str, dict[str, float]] = {}
     for qid in sorted(qrels):
         docs = {f"d{i}" for i in rng.choice(n_docs, size=depth, replace=False)}
-        for doc_id, grade in qrels[qid].items():
+        for doc_id in sorted(qrels[qid]):
             if rng.random() < hit_rate:
                 docs.add(doc_id)
         scores = rng.random(len(docs))

@@ -126,7 +126,9 @@ def test_tied_run_is_order_independent_and_matches_reference(graded_qrels):
     assert again.per_query == ours.per_query
 
     # Independent check: give trec_eval the order we promise (score desc, doc id asc) without ties.
-    explicit = {q: {d: float(len(docs) - i) for i, (d, _) in enumerate(rank(docs))} for q, docs in tied.items()}
+    explicit = {
+        q: {d: float(len(docs) - i) for i, (d, _) in enumerate(rank(docs))} for q, docs in tied.items()
+    }
     assert_matches_reference(ours, reference(graded_qrels, explicit), ours.qids)
 
 
