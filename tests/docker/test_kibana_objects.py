@@ -15,7 +15,12 @@ from harness.sinks import index_template
 
 KIBANA_DIR = Path(__file__).resolve().parents[2] / "docker" / "kibana"
 # Known type migration versions of Kibana 9.x for the types we ship (see docker/kibana/generate.py).
-TYPE_VERSIONS = {"index-pattern": "8.0.0", "search": "10.5.0", "dashboard": "10.2.0", "visualization": "8.5.0"}
+TYPE_VERSIONS = {
+    "index-pattern": "8.0.0",
+    "search": "10.5.0",
+    "dashboard": "10.2.0",
+    "visualization": "8.5.0",
+}
 
 
 def _objects() -> list[dict[str, Any]]:
@@ -74,7 +79,9 @@ def test_every_reference_resolves_within_the_files() -> None:
                     assert (inner["type"], inner["id"]) in BY_KEY
                     assert f"{p['panelIndex']}:{inner['name']}" in names
                     layer = inner["name"].removeprefix("indexpattern-datasource-layer-")
-                    layers = p["embeddableConfig"]["attributes"]["state"]["datasourceStates"]["formBased"]["layers"]
+                    layers = p["embeddableConfig"]["attributes"]["state"]["datasourceStates"]["formBased"][
+                        "layers"
+                    ]
                     assert layer in layers
 
 
