@@ -1,0 +1,87 @@
+"""Fixtures for the reliability tests: a real secured node (TLS, x-pack security) per module.
+
+``secured_node`` starts ONE node per test module on free ports with a CA made in
+the test, HTTPS with verification on, and a random password for ``elastic``;
+it yields a :class:`SecuredNode` and stops the node at the end of the module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import shutil
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from indexer import ConnectionSettings, ManagedNode, Secret
+from indexer._secure import SUPERUSER, make_local_pki, secured_engine_config, wait_secured
+from tests._support import test_engine_config
+
+HEAP = "512m"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def fresh_node(node: ManagedNode) -> None:
+    """Stop a node left over by an earlier run under the same name and wipe its folder."""
+    node.stop()
+    shutil.rmtree(node.config.node_dir, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class SecuredNode:
+    url: str
+    ca_cert: Path
+    username: str
+    password: Secret
+    node: ManagedNode
+    start_s: float
+
+    @property
+    def node_dir(self) -> Path:
+        return self.node.config.node_dir
+
+    def settings(self, **overrides: object) -> ConnectionSettings:
+        kwargs: dict[str, object] = {
+            "url": self.url,
+            "username": self.username,
+            "password": self.password,
+            "ca_cert": self.ca_cert,
+        }
+        kwargs.update(overrides)
+        return ConnectionSettings(**kwargs)  # type: ignore[arg-type]
+
+    def client(self) -> Elasticsearch:
+        return self.settings().client()
+
+
+@pytest.fixture(scope="module")
+def secured_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredNode]:
+    began = time.monotonic()
+    pki = make_local_pki()
+    ca = pki.write_ca(tmp_path_factory.mktemp("pki") / "ca.crt")
+    password = Secret(secrets.token_urlsafe(18))
+    port = free_port()
+    base = replace(test_engine_config("pytest-secure", port, transport_port=free_port()), heap=HEAP)
+    node = ManagedNode(secured_engine_config(base, pki, password))
+    fresh_node(node)
+    node.start()
+    try:
+        url = node.config.url
+        wait_secured(
+            ConnectionSettings(url=url, username=SUPERUSER, password=password, ca_cert=ca), node=node
+        )
+        yield SecuredNode(url, ca, SUPERUSER, password, node, time.monotonic() - began)
+    finally:
+        with contextlib.suppress(Exception):
+            node.stop()
