@@ -6,9 +6,10 @@ import json
 from itertools import islice
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from indexer.embed import ModelSpec, document_text, resolve_model
+from indexer.embed import Encoder, ModelSpec, document_text, resolve_model
 
 SCIFACT = Path(__file__).resolve().parents[3].parent / "shared" / "datasets" / "scifact"
 
@@ -32,3 +33,9 @@ def scifact_docs() -> list[tuple[str, str]]:
 @pytest.fixture(scope="session")
 def minilm() -> ModelSpec:
     return resolve_model("minilm")
+
+
+@pytest.fixture(scope="session")
+def reference_vectors(minilm: ModelSpec, scifact_docs: list[tuple[str, str]]) -> np.ndarray:
+    """The 64 abstracts encoded once (length-sorted batches of 32), for tests to compare against."""
+    return Encoder(minilm, device="cpu").encode_documents([text for _, text in scifact_docs])

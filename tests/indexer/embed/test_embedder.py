@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, ModelSpec, document_text
+from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, ModelSpec, document_text, spec_key
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -32,15 +32,14 @@ def collect(chunks: Iterator[tuple[list[str], np.ndarray]]) -> tuple[list[str], 
 
 
 def test_streams_windows_in_input_order(
-    minilm: ModelSpec, scifact_docs: list[tuple[str, str]], tmp_path: Path
+    minilm: ModelSpec, scifact_docs: list[tuple[str, str]], reference_vectors: np.ndarray, tmp_path: Path
 ) -> None:
     emb = embedder(minilm, tmp_path, window=16)
     chunks = list(emb.embed_documents(scifact_docs))
     assert [len(ids) for ids, _ in chunks] == [16, 16, 16, 16]
     ids, vectors = collect(iter(chunks))
     assert ids == [doc_id for doc_id, _ in scifact_docs]
-    expected = Encoder(minilm, device="cpu").encode_documents([t for _, t in scifact_docs])
-    np.testing.assert_allclose(vectors, expected, atol=1e-5)
+    np.testing.assert_allclose(vectors, reference_vectors, atol=1e-5)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     stats = emb.stats
     assert (stats.texts, stats.cache_hits, stats.cache_misses, stats.texts_encoded) == (64, 0, 64, 64)
@@ -63,11 +62,15 @@ def test_input_is_consumed_lazily(minilm: ModelSpec, scifact_docs: list[tuple[st
 
 
 def test_warm_run_makes_no_model_calls_and_returns_identical_vectors(
-    minilm: ModelSpec, scifact_docs: list[tuple[str, str]], tmp_path: Path
+    minilm: ModelSpec, scifact_docs: list[tuple[str, str]], reference_vectors: np.ndarray, tmp_path: Path
 ) -> None:
-    cold = embedder(minilm, tmp_path)
-    cold_ids, cold_vectors = collect(cold.embed_documents(scifact_docs))
-    assert cold.stats.model_calls > 0
+    # the cold run: fill the cache with the vectors computed once for this session
+    with EmbeddingCache(tmp_path) as cache:
+        cache.put_many(
+            (spec_key(minilm, "", text), vector)
+            for (_, text), vector in zip(scifact_docs, reference_vectors, strict=True)
+        )
+    cold_ids, cold_vectors = [doc_id for doc_id, _ in scifact_docs], reference_vectors
 
     warm = embedder(minilm, tmp_path)  # a fresh process would build exactly this
     warm_ids, warm_vectors = collect(warm.embed_documents(scifact_docs))
@@ -138,8 +141,8 @@ CRASHING_RUN = textwrap.dedent(
     from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
 
     emb = CachedEmbedder(Encoder(resolve_model("minilm"), device="cpu", batch_size=8),
-                         EmbeddingCache({cache!r}), window=16)
-    for n, _ in enumerate(emb.embed_documents(load_scifact_docs(64)), start=1):
+                         EmbeddingCache({cache!r}), window=8)
+    for n, _ in enumerate(emb.embed_documents(load_scifact_docs(32)), start=1):
         if n == 2:
             os.kill(os.getpid(), signal.SIGKILL)  # hard crash: no cleanup, no close
     """
@@ -147,7 +150,7 @@ CRASHING_RUN = textwrap.dedent(
 
 
 def test_rerun_after_a_crash_reuses_what_was_committed(
-    minilm: ModelSpec, scifact_docs: list[tuple[str, str]], tmp_path: Path
+    minilm: ModelSpec, scifact_docs: list[tuple[str, str]], reference_vectors: np.ndarray, tmp_path: Path
 ) -> None:
     script = CRASHING_RUN.format(tests=str(Path(__file__).parent), cache=str(tmp_path))
     proc = subprocess.run(
@@ -156,13 +159,13 @@ def test_rerun_after_a_crash_reuses_what_was_committed(
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     assert os.path.exists(tmp_path / "vectors.sqlite3")
 
-    rerun = embedder(minilm, tmp_path)
-    ids, vectors = collect(rerun.embed_documents(scifact_docs))
-    assert ids == [doc_id for doc_id, _ in scifact_docs]
-    assert rerun.stats.cache_hits == 32  # the two windows yielded before the crash
-    assert rerun.stats.texts_encoded == 32
-    fresh = Encoder(minilm, device="cpu").encode_documents([t for _, t in scifact_docs[:32]])
-    np.testing.assert_allclose(vectors[:32], fresh, atol=1e-5)
+    docs = scifact_docs[:32]
+    rerun = embedder(minilm, tmp_path, window=8)
+    ids, vectors = collect(rerun.embed_documents(docs))
+    assert ids == [doc_id for doc_id, _ in docs]
+    assert rerun.stats.cache_hits == 16  # the two windows yielded before the crash
+    assert rerun.stats.texts_encoded == 16
+    np.testing.assert_allclose(vectors, reference_vectors[:32], atol=1e-5)
 
 
 def test_document_text_joins_title_and_body() -> None:
