@@ -11,8 +11,11 @@ Rules (they hold whatever ranx would do on its own):
   (1) before scoring, so grade-0 judgments count as non-relevant; nDCG uses the
   grade itself as gain (Järvelin's linear gain, like trec_eval's ``ndcg_cut``).
   A grade-0 judgment still counts as *judged* for Unjudged@k.
-* Ties are broken by score descending, then doc id ascending. ranx sorts with
-  an unstable argsort over hashed ids, so before ranx sees a run each query is
+* Ties are broken by score descending, then doc id ascending. ranx sorts ties
+  by an argsort whose outcome depends on dict insertion order and on the input
+  path (measured with ranx 0.3.21: two tied docs come out in reverse insertion
+  order from a plain dict, in insertion order from ``ranx.Run``; 30 tied docs
+  give MRR 0.5 one way and 0.034 the other). So before ranx sees a run each query is
   ranked by :func:`harness.eval.sort_run`'s order, cut to the deepest cutoff,
   and its scores replaced by strictly decreasing rank scores: no ties remain,
   and order-only measures are unchanged by construction.
