@@ -1,0 +1,179 @@
+"""`harness index` and `harness indices list|delete`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from harness.cli._common import (
+    ApiKeyOpt,
+    CaCertOpt,
+    ConfigOpt,
+    InsecureOpt,
+    PasswordOpt,
+    UrlOpt,
+    UserOpt,
+    connection_settings,
+    console,
+)
+from indexer import ConfigError, connect
+from indexer._build import IndexOptions, IndexSummary, build_index
+from indexer._layout import ALIAS_PREFIX, VECTOR_INDEX_TYPES, VectorOptions
+from indexer.data import load_dataset, resolve_specs
+from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
+
+ModelOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--model", "-m", help="Embedding model name or local folder; repeat for several (default minilm)."
+    ),
+]
+NoVectorsOpt = Annotated[bool, typer.Option("--no-vectors", help="Index the BM25 text side only.")]
+
+
+def make_embedders(models: list[str] | None, *, no_vectors: bool = False) -> list[CachedEmbedder]:
+    if no_vectors:
+        if models:
+            raise ConfigError("--no-vectors and --model exclude each other")
+        return []
+    cache = EmbeddingCache()
+    return [CachedEmbedder(Encoder(resolve_model(name)), cache) for name in (models or ["minilm"])]
+
+
+def print_summary(s: IndexSummary) -> None:
+    work = "built" if s.created else ("unchanged" if not (s.indexed or s.updated) else "resumed/extended")
+    console.print(
+        f"[bold]{s.dataset}[/]: {work} {s.index} → alias {s.alias}; {s.docs:,} docs in {s.seconds:.1f}s "
+        f"({s.docs_per_s:,.0f} docs/s); indexed {s.indexed:,}, vectors added {s.updated:,}, already there {s.skipped:,}; "
+        f"embedding cache hits {s.cache_hits:,} / misses {s.cache_misses:,}, model calls {s.model_calls:,}; "
+        f"bulk retries {s.retries}",
+        highlight=False,
+    )
+
+
+def index(
+    dataset: Annotated[
+        list[str],
+        typer.Option("--dataset", "-d", help="sample, r2med, r2med/<Name> or a folder; repeatable."),
+    ],
+    model: ModelOpt = None,
+    no_vectors: NoVectorsOpt = False,
+    vector_type: Annotated[
+        str, typer.Option("--vector-type", help=f"One of {', '.join(VECTOR_INDEX_TYPES)}.")
+    ] = "hnsw",
+    hnsw_m: Annotated[int, typer.Option("--hnsw-m", min=2, max=512)] = 16,
+    hnsw_ef_construction: Annotated[int, typer.Option("--hnsw-ef-construction", min=10, max=3200)] = 100,
+    workers: Annotated[int, typer.Option("--workers", min=1, max=32, help="Parallel bulk senders.")] = 2,
+    chunk_mb: Annotated[
+        float, typer.Option("--chunk-mb", min=0.1, max=100, help="Bulk request size in MiB.")
+    ] = 4.0,
+    replicas: Annotated[int | None, typer.Option("--replicas", min=0, max=5)] = None,
+    shards: Annotated[int, typer.Option("--shards", min=1, max=64)] = 1,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
+    url: UrlOpt = None,
+    username: UserOpt = None,
+    password: PasswordOpt = None,
+    api_key: ApiKeyOpt = None,
+    ca_cert: CaCertOpt = None,
+    insecure: InsecureOpt = False,
+    config: ConfigOpt = None,
+) -> None:
+    """Index datasets: BM25 text and one vector field per model; resumable; published only when verified."""
+    settings = connection_settings(url, username, password, api_key, ca_cert, insecure, config)
+    options = IndexOptions(
+        vector=VectorOptions(vector_type, hnsw_m, hnsw_ef_construction),
+        workers=workers,
+        max_chunk_bytes=int(chunk_mb * 1024 * 1024),
+        replicas=replicas,
+        shards=shards,
+        progress=progress,
+    )
+    embedders = make_embedders(model, no_vectors=no_vectors)
+    client = connect(settings)
+    for spec in [s for d in dataset for s in resolve_specs(d)]:
+        ds = load_dataset(spec)
+        print_summary(build_index(client, ds, embedders, options, console=console))
+
+
+indices_app = typer.Typer(help="List and delete the harness's indices.", no_args_is_help=True)
+
+
+@indices_app.command("list")
+def list_indices(
+    url: UrlOpt = None,
+    username: UserOpt = None,
+    password: PasswordOpt = None,
+    api_key: ApiKeyOpt = None,
+    ca_cert: CaCertOpt = None,
+    insecure: InsecureOpt = False,
+    config: ConfigOpt = None,
+) -> None:
+    """Show alias, index, dataset, models, docs and size."""
+    client = connect(
+        connection_settings(url, username, password, api_key, ca_cert, insecure, config), wait_for_status=None
+    )
+    rows = client.cat.indices(
+        index=f"{ALIAS_PREFIX}*", format="json", bytes="b", expand_wildcards="open"
+    ).body
+    aliases = client.indices.get_alias(index=f"{ALIAS_PREFIX}*").body if rows else {}
+    table = Table("alias", "index", "dataset", "status", "models", "docs", "size")
+    for row in sorted(rows, key=lambda r: r["index"]):
+        name = row["index"]
+        meta = client.indices.get_mapping(index=name)[name]["mappings"].get("_meta", {})
+        if meta.get("harness") != "r2med-harness":
+            continue
+        table.add_row(
+            ", ".join(aliases.get(name, {}).get("aliases", {})) or "-",
+            name,
+            str(meta.get("dataset", "?")),
+            str(meta.get("status", "?")),
+            ", ".join(m["model_id"].rsplit("/", 1)[-1] for m in meta.get("models", {}).values())
+            or "(BM25 only)",
+            f"{int(row['docs.count'] or 0):,}",
+            f"{int(row['store.size'] or 0) / 1e6:,.1f} MB",
+        )
+    console.print(table)
+
+
+@indices_app.command("delete")
+def delete_indices(
+    names: Annotated[
+        list[str], typer.Argument(help="Index names, or aliases (deletes the indices behind them).")
+    ],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    url: UrlOpt = None,
+    username: UserOpt = None,
+    password: PasswordOpt = None,
+    api_key: ApiKeyOpt = None,
+    ca_cert: CaCertOpt = None,
+    insecure: InsecureOpt = False,
+    config: ConfigOpt = None,
+) -> None:
+    """Delete harness indices (only ones this harness created)."""
+    client = connect(
+        connection_settings(url, username, password, api_key, ca_cert, insecure, config), wait_for_status=None
+    )
+    targets: list[str] = []
+    for name in names:
+        if not name.startswith(ALIAS_PREFIX):
+            raise ConfigError(
+                f"expected a harness index or alias starting with {ALIAS_PREFIX!r}, found {name!r}"
+            )
+        if "*" in name:
+            raise ConfigError(f"wildcards are not accepted, found {name!r}")
+        found = client.indices.get(index=name, ignore_unavailable=True).body
+        if not found:
+            raise ConfigError(f"no index or alias named {name!r}")
+        targets.extend(found)
+    if not yes and not typer.confirm(f"delete {', '.join(sorted(set(targets)))}?"):
+        raise typer.Exit(1)
+    for target in sorted(set(targets)):
+        client.indices.delete(index=target)
+        console.print(f"deleted {target}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("index")(index)
+    app.add_typer(indices_app, name="indices")

@@ -1,0 +1,367 @@
+"""Build, resume, verify and publish a corpus index.
+
+``build_index`` is idempotent: documents already in the physical index are
+skipped, documents lacking only a model's vectors get partial updates (the
+text side is never rebuilt), and the alias moves to the index only after it
+passes verification (document count and per-model vector counts equal the
+corpus size, and the recorded fingerprint matches the data).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from itertools import islice
+from typing import Any
+
+from elasticsearch import Elasticsearch, NotFoundError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from indexer._bulk import BulkLoader, BulkStats
+from indexer._exceptions import MappingConflictError, VerificationError
+from indexer._layout import (
+    BM25_PARAMS,
+    MAPPING_VERSION,
+    VectorOptions,
+    alias_for,
+    choose_analysis,
+    index_name,
+    mapping_hash,
+    text_side,
+    vector_field,
+)
+from indexer._probe import Capabilities, probe
+from indexer.data import Dataset, Document
+from indexer.embed import CachedEmbedder, document_text
+
+WINDOW = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class IndexOptions:
+    vector: VectorOptions = field(default_factory=VectorOptions)
+    workers: int = 2
+    max_chunk_bytes: int = 4 * 1024 * 1024
+    replicas: int | None = None  # None: 0 on a one-node cluster, 1 otherwise
+    shards: int = 1
+    batch_size: int | None = None
+    progress: bool = True
+
+
+@dataclass(slots=True)
+class IndexSummary:
+    alias: str
+    index: str
+    dataset: str
+    docs: int
+    seconds: float
+    created: bool
+    indexed: int = 0
+    updated: int = 0
+    skipped: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    model_calls: int = 0
+    embed_seconds: float = 0.0
+    retries: int = 0
+    published: bool = False
+    models: dict[str, str] = field(default_factory=dict)  # field -> model id
+
+    @property
+    def docs_per_s(self) -> float:
+        return (self.indexed + self.updated) / self.seconds if self.seconds > 0 else 0.0
+
+
+def _window(it: Iterator[Document], n: int) -> Iterator[list[Document]]:
+    while True:
+        chunk = list(islice(it, n))
+        if not chunk:
+            return
+        yield chunk
+
+
+def existing_docs(client: Elasticsearch, index: str, vector_fields: Sequence[str]) -> dict[str, set[str]]:
+    """id -> the vector fields that document already has (search_after over the id field)."""
+    client.indices.refresh(index=index)
+    present: dict[str, set[str]] = {}
+
+    def scan(query: dict[str, Any]) -> Iterator[str]:
+        after: list[Any] | None = None
+        while True:
+            kwargs: dict[str, Any] = {"search_after": after} if after else {}
+            resp = client.search(
+                index=index,
+                query=query,
+                sort=[{"id": "asc"}],
+                size=5000,
+                source=False,
+                track_total_hits=False,
+                **kwargs,
+            )
+            hits = resp["hits"]["hits"]
+            if not hits:
+                return
+            for hit in hits:
+                yield hit["_id"]
+            after = hits[-1]["sort"]
+
+    for doc_id in scan({"match_all": {}}):
+        present[doc_id] = set()
+    for vf in vector_fields:
+        for doc_id in scan({"exists": {"field": vf}}):
+            present.setdefault(doc_id, set()).add(vf)
+    return present
+
+
+def _meta(client: Elasticsearch, index: str) -> dict[str, Any]:
+    mapping = client.indices.get_mapping(index=index)[index]["mappings"]
+    meta: dict[str, Any] = mapping.get("_meta", {})
+    return meta
+
+
+def _check_vector_conflicts(
+    client: Elasticsearch, index: str, embedders: Sequence[CachedEmbedder], dims: dict[str, int]
+) -> None:
+    props = client.indices.get_mapping(index=index)[index]["mappings"].get("properties", {})
+    meta_models = _meta(client, index).get("models", {})
+    for emb in embedders:
+        spec = emb.spec
+        existing = props.get(spec.field_name)
+        if existing is None:
+            continue
+        if existing.get("dims") != dims[spec.field_name]:
+            raise MappingConflictError(
+                f"index {index} field {spec.field_name} holds {existing.get('dims')}-dimensional vectors, "
+                f"but model {spec.model_id} produces {dims[spec.field_name]}; delete the index "
+                f"(`harness indices delete`) or use a model with {existing.get('dims')} dimensions"
+            )
+        known = meta_models.get(spec.field_name)
+        if known and (known.get("model_id"), known.get("revision")) != (spec.model_id, spec.revision):
+            raise MappingConflictError(
+                f"index {index} field {spec.field_name} was built with {known.get('model_id')}@{known.get('revision')}, "
+                f"not {spec.model_id}@{spec.revision}: vectors from different weights must not mix"
+            )
+
+
+def build_index(
+    client: Elasticsearch,
+    dataset: Dataset,
+    embedders: Sequence[CachedEmbedder] = (),
+    options: IndexOptions | None = None,
+    *,
+    console: Console | None = None,
+    caps: Capabilities | None = None,
+) -> IndexSummary:
+    options = options or IndexOptions()
+    console = console or Console(stderr=True)
+    caps = caps or probe(client)
+    started = time.perf_counter()
+    analysis = choose_analysis(caps)
+    alias = alias_for(dataset.name)
+    name = index_name(dataset.name, dataset.fingerprint.corpus, analysis)
+    dims = {emb.spec.field_name: emb.spec.dims or emb.encoder.dims for emb in embedders}
+    replicas = options.replicas if options.replicas is not None else (0 if caps.nodes < 2 else 1)
+
+    created = not client.indices.exists(index=name)
+    if created:
+        body = text_side(analysis)
+        body["settings"]["index"]["number_of_shards"] = options.shards
+        meta: dict[str, Any] = {
+            "harness": "r2med-harness",
+            "status": "building",
+            "dataset": dataset.name,
+            "source": dataset.source,
+            "fingerprint": {"corpus": dataset.fingerprint.corpus, "combined": dataset.fingerprint.combined},
+            "corpus_size": dataset.corpus_size,
+            "mapping_version": MAPPING_VERSION,
+            "analysis": analysis,
+            "bm25": {k: {"k1": v[0], "b": v[1]} for k, v in BM25_PARAMS.items()},
+            "engine": {"version": caps.version, "build_flavour": caps.build_flavour},
+            "replicas": replicas,
+            "created": datetime.now(UTC).isoformat(),
+            "models": {},
+        }
+        body["mappings"]["_meta"] = meta
+        client.indices.create(index=name, settings=body["settings"], mappings=body["mappings"])
+        client.cluster.health(index=name, wait_for_status="yellow", timeout="60s")
+    else:
+        meta = _meta(client, name)
+        if meta.get("fingerprint", {}).get("corpus") != dataset.fingerprint.corpus:
+            raise VerificationError(
+                f"index {name} records corpus fingerprint {meta.get('fingerprint', {}).get('corpus')}, "
+                f"but the data has {dataset.fingerprint.corpus}: refusing to mix corpora"
+            )
+        _check_vector_conflicts(client, name, embedders, dims)
+
+    # vector fields for new models (text side untouched)
+    new_fields = {}
+    props = client.indices.get_mapping(index=name)[name]["mappings"].get("properties", {})
+    for emb in embedders:
+        if emb.spec.field_name not in props:
+            new_fields[emb.spec.field_name] = vector_field(dims[emb.spec.field_name], options.vector)
+    if new_fields:
+        client.indices.put_mapping(index=name, properties=new_fields)
+    for emb in embedders:
+        meta["models"].setdefault(
+            emb.spec.field_name,
+            {
+                "model_id": emb.spec.model_id,
+                "revision": emb.spec.revision,
+                "dims": dims[emb.spec.field_name],
+                "document_prompt": emb.spec.document_prompt,
+                "query_prompt": emb.spec.query_prompt,
+                "index_options": vector_field(dims[emb.spec.field_name], options.vector)["index_options"],
+            },
+        )
+
+    summary = IndexSummary(
+        alias=alias, index=name, dataset=dataset.name, docs=dataset.corpus_size, seconds=0.0, created=created
+    )
+    summary.models = {f: m["model_id"] for f, m in meta["models"].items()}
+    fields = [emb.spec.field_name for emb in embedders]
+    present = {} if created else existing_docs(client, name, fields)
+    complete = sum(1 for have in present.values() if all(f in have for f in fields))
+    if complete == dataset.corpus_size and len(present) == dataset.corpus_size:
+        summary.skipped = complete
+    else:
+        stats = _load(client, name, dataset, embedders, present, options, console, summary)
+        summary.retries = stats.retries
+    for emb in embedders:
+        summary.cache_hits += emb.stats.cache_hits
+        summary.cache_misses += emb.stats.cache_misses
+        summary.model_calls += emb.stats.model_calls
+        summary.embed_seconds += emb.stats.seconds
+    meta["status"] = "loaded"
+    meta["mapping_hash"] = mapping_hash(
+        client.indices.get_mapping(index=name)[name]["mappings"].get("properties", {})
+    )
+    client.indices.put_mapping(index=name, meta=meta)
+    client.indices.put_settings(
+        index=name, settings={"index": {"refresh_interval": "1s", "number_of_replicas": replicas}}
+    )
+    verify(client, name, dataset, fields)
+    meta["status"] = "published"
+    meta["published"] = datetime.now(UTC).isoformat()
+    client.indices.put_mapping(index=name, meta=meta)
+    publish(client, alias, name)
+    summary.published = True
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _load(
+    client: Elasticsearch,
+    name: str,
+    dataset: Dataset,
+    embedders: Sequence[CachedEmbedder],
+    present: dict[str, set[str]],
+    options: IndexOptions,
+    console: Console,
+    summary: IndexSummary,
+) -> BulkStats:
+    settings = client.indices.get_settings(index=name)[name]["settings"]["index"]
+    # loading mode: no refreshes, no replicas (restored by the caller after the load)
+    if settings.get("refresh_interval") != "-1" or str(settings.get("number_of_replicas")) != "0":
+        client.indices.put_settings(
+            index=name, settings={"index": {"refresh_interval": "-1", "number_of_replicas": 0}}
+        )
+    progress = Progress(
+        TextColumn("[bold]indexing {task.fields[dataset]}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]} docs/s"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=not options.progress,
+    )
+    t0 = time.perf_counter()
+    with progress:
+        task = progress.add_task("index", total=dataset.corpus_size, dataset=dataset.name, rate="-")
+
+        def advance(n: int) -> None:
+            progress.advance(task, n)
+            elapsed = time.perf_counter() - t0
+            done = progress.tasks[0].completed
+            progress.update(task, rate=f"{done / elapsed:,.0f}" if elapsed > 0 else "-")
+
+        loader = BulkLoader(
+            client, name, workers=options.workers, max_chunk_bytes=options.max_chunk_bytes, on_success=advance
+        )
+        with loader:
+            for window in _window(dataset.iter_corpus(), WINDOW):
+                need: dict[str, list[Document]] = {}
+                for emb in embedders:
+                    f = emb.spec.field_name
+                    need[f] = [d for d in window if f not in present.get(d.id, ())]
+                vectors: dict[str, dict[str, list[float]]] = {d.id: {} for d in window}
+                for emb in embedders:
+                    f = emb.spec.field_name
+                    docs = need[f]
+                    if not docs:
+                        continue
+                    pairs = [(d.id, document_text(d.title, d.text)) for d in docs]
+                    for ids, vecs in emb.embed_documents(pairs, batch_size=options.batch_size):
+                        for doc_id, vec in zip(ids, vecs, strict=True):
+                            vectors[doc_id][f] = vec.tolist()
+                for d in window:
+                    if d.id not in present:
+                        loader.index_doc(
+                            d.id, {"id": d.id, "title": d.title, "text": d.text, **vectors[d.id]}
+                        )
+                        summary.indexed += 1
+                    elif vectors[d.id]:
+                        loader.update_doc(d.id, vectors[d.id])
+                        summary.updated += 1
+                    else:
+                        summary.skipped += 1
+                        advance(1)
+        loader.raise_for_failures()
+    return loader.stats
+
+
+def verify(client: Elasticsearch, index: str, dataset: Dataset, vector_fields: Sequence[str]) -> None:
+    """Raise VerificationError unless the index holds exactly the dataset's corpus."""
+    client.indices.refresh(index=index)
+    count = int(client.count(index=index)["count"])
+    problems = []
+    if count != dataset.corpus_size:
+        problems.append(f"document count {count} != corpus size {dataset.corpus_size}")
+    for f in vector_fields:
+        n = int(client.count(index=index, query={"exists": {"field": f}})["count"])
+        if n != dataset.corpus_size:
+            problems.append(f"{n} documents have vectors in {f}, expected {dataset.corpus_size}")
+    meta = _meta(client, index)
+    if meta.get("fingerprint", {}).get("corpus") != dataset.fingerprint.corpus:
+        problems.append(
+            f"recorded corpus fingerprint {meta.get('fingerprint', {}).get('corpus')} != data {dataset.fingerprint.corpus}"
+        )
+    if problems:
+        raise VerificationError(
+            f"index {index} failed verification and was not published: " + "; ".join(problems)
+        )
+
+
+def publish(client: Elasticsearch, alias: str, index: str) -> None:
+    """Point ``alias`` at ``index`` alone, atomically."""
+    actions: list[dict[str, Any]] = []
+    try:
+        current = client.indices.get_alias(name=alias)
+        actions += [{"remove": {"index": old, "alias": alias}} for old in current.body if old != index]
+    except NotFoundError:
+        pass
+    actions.append({"add": {"index": index, "alias": alias}})
+    client.indices.update_aliases(actions=actions)
+
+
+def resolve_alias(client: Elasticsearch, dataset_name: str) -> tuple[str, dict[str, Any]] | None:
+    """(physical index, its _meta) behind the dataset's alias, or None."""
+    alias = alias_for(dataset_name)
+    try:
+        current = client.indices.get_alias(name=alias).body
+    except NotFoundError:
+        return None
+    index = next(iter(current))
+    return index, _meta(client, index)

@@ -1,0 +1,229 @@
+"""Streaming bulk loader: byte-sized chunks, parallel senders, retries, no silent loss.
+
+The producer (the caller's thread: reading and embedding) adds actions; full
+chunks go through a bounded queue to ``workers`` sender threads, so embedding
+overlaps with sending and memory stays bounded (queue depth × chunk size).
+Whole requests that fail with 429, 5xx or a connection error are retried with
+exponential backoff; so are single items rejected with 429. Any other
+per-document error is collected with its id and reason and reported — never
+dropped. Every action carries an explicit ``_id``, so a retry is idempotent.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from elastic_transport import ConnectionError as TransportConnectionError
+from elastic_transport import ConnectionTimeout
+from elasticsearch import ApiError, Elasticsearch
+
+from indexer._exceptions import BulkIndexError, IndexingError
+
+RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+_STOP = object()
+
+
+@dataclass(slots=True)
+class BulkStats:
+    actions: int = 0
+    succeeded: int = 0
+    requests: int = 0
+    bytes_sent: int = 0
+    retries: int = 0
+    rejected_429: int = 0
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    doc_id: str
+    lines: tuple[bytes, ...]
+
+    @property
+    def size(self) -> int:
+        return sum(len(line) + 1 for line in self.lines)
+
+
+def dumps(obj: Any) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class BulkLoader:
+    """Use as a context manager; ``index``/``update`` add actions, leaving the block flushes and joins."""
+
+    def __init__(
+        self,
+        client: Elasticsearch,
+        index: str,
+        *,
+        workers: int = 2,
+        max_chunk_bytes: int = 4 * 1024 * 1024,
+        max_chunk_docs: int = 1000,
+        max_retries: int = 10,
+        initial_backoff_s: float = 0.5,
+        max_backoff_s: float = 30.0,
+        request_timeout_s: float = 120.0,
+        on_success: Callable[[int], None] | None = None,
+    ) -> None:
+        if workers < 1:
+            raise IndexingError(f"expected at least 1 bulk worker, found {workers}")
+        if max_chunk_bytes < 1024:
+            raise IndexingError(
+                f"expected a bulk chunk size of at least 1 KiB, found {max_chunk_bytes} bytes"
+            )
+        # our own retry loop counts and paces retries; the client must not retry behind our back
+        self._client = client.options(max_retries=0, retry_on_status=(), request_timeout=request_timeout_s)
+        self.index = index
+        self.workers = workers
+        self.max_chunk_bytes = max_chunk_bytes
+        self.max_chunk_docs = max_chunk_docs
+        self.max_retries = max_retries
+        self.initial_backoff_s = initial_backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.on_success = on_success
+        self.stats = BulkStats()
+        self._lock = threading.Lock()
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=workers * 2)
+        self._chunk: list[_Item] = []
+        self._chunk_bytes = 0
+        self._errors: list[BaseException] = []
+        self._threads = [
+            threading.Thread(target=self._work, name=f"bulk-{i}", daemon=True) for i in range(workers)
+        ]
+
+    # -- producer side
+    def __enter__(self) -> BulkLoader:
+        for t in self._threads:
+            t.start()
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self._flush()
+        for _ in self._threads:
+            self._queue.put(_STOP)
+        for t in self._threads:
+            t.join()
+        if exc_type is None and self._errors:
+            raise IndexingError(f"bulk loading into {self.index} failed") from self._errors[0]
+
+    def index_doc(self, doc_id: str, source: dict[str, Any]) -> None:
+        self._add(_Item(doc_id, (dumps({"index": {"_index": self.index, "_id": doc_id}}), dumps(source))))
+
+    def update_doc(self, doc_id: str, partial: dict[str, Any]) -> None:
+        self._add(
+            _Item(doc_id, (dumps({"update": {"_index": self.index, "_id": doc_id}}), dumps({"doc": partial})))
+        )
+
+    def _add(self, item: _Item) -> None:
+        if self._errors:
+            raise IndexingError(f"bulk loading into {self.index} failed") from self._errors[0]
+        if self._chunk and (
+            self._chunk_bytes + item.size > self.max_chunk_bytes or len(self._chunk) >= self.max_chunk_docs
+        ):
+            self._flush()
+        self._chunk.append(item)
+        self._chunk_bytes += item.size
+        with self._lock:
+            self.stats.actions += 1
+
+    def _flush(self) -> None:
+        if self._chunk:
+            self._queue.put(self._chunk)  # blocks when senders are behind: backpressure, bounded memory
+            self._chunk, self._chunk_bytes = [], 0
+
+    # -- sender side
+    def _work(self) -> None:
+        while True:
+            chunk = self._queue.get()
+            if chunk is _STOP:
+                return
+            try:
+                self._send(chunk)
+            except BaseException as exc:  # surfaced to the producer, never swallowed
+                self._errors.append(exc)
+
+    def _backoff(self, attempt: int) -> None:
+        delay = min(self.max_backoff_s, self.initial_backoff_s * (2**attempt))
+        time.sleep(delay * (0.5 + random.random() / 2))
+
+    def _send(self, chunk: list[_Item]) -> None:
+        pending = chunk
+        attempt = 0
+        while pending:
+            body = [line for item in pending for line in item.lines]
+            try:
+                resp = self._client.bulk(operations=body)  # type: ignore[arg-type]  # pre-encoded NDJSON lines
+            except ApiError as exc:
+                if exc.meta.status in RETRYABLE_STATUS and attempt < self.max_retries:
+                    self._count_retry(len(pending), exc.meta.status == 429)
+                    self._backoff(attempt)
+                    attempt += 1
+                    continue
+                raise IndexingError(
+                    f"bulk request to {self.index} failed with HTTP {exc.meta.status} after {attempt} retries: {exc}"
+                ) from None
+            except (TransportConnectionError, ConnectionTimeout) as exc:
+                if attempt < self.max_retries:
+                    self._count_retry(len(pending), False)
+                    self._backoff(attempt)
+                    attempt += 1
+                    continue
+                raise IndexingError(
+                    f"bulk request to {self.index} could not be delivered after {attempt} retries: {exc}"
+                ) from None
+            with self._lock:
+                self.stats.requests += 1
+                self.stats.bytes_sent += sum(len(line) + 1 for line in body)
+            retry: list[_Item] = []
+            done = 0
+            for item, result in zip(pending, resp["items"], strict=True):
+                ((op, info),) = result.items()
+                status = int(info.get("status", 500))
+                if status < 300:
+                    done += 1
+                elif status in RETRYABLE_STATUS and attempt < self.max_retries:
+                    retry.append(item)
+                else:
+                    err = info.get("error", {})
+                    with self._lock:
+                        self.stats.failures.append(
+                            {
+                                "id": item.doc_id,
+                                "op": op,
+                                "status": status,
+                                "type": err.get("type") if isinstance(err, dict) else None,
+                                "reason": err.get("reason") if isinstance(err, dict) else str(err),
+                            }
+                        )
+            with self._lock:
+                self.stats.succeeded += done
+            if self.on_success and done:
+                self.on_success(done)
+            pending = retry
+            if pending:
+                self._count_retry(len(pending), True)
+                self._backoff(attempt)
+                attempt += 1
+
+    def _count_retry(self, items: int, rejected: bool) -> None:
+        with self._lock:
+            self.stats.retries += 1
+            if rejected:
+                self.stats.rejected_429 += items
+
+    def raise_for_failures(self) -> None:
+        if self.stats.failures:
+            first = self.stats.failures[0]
+            raise BulkIndexError(
+                f"{len(self.stats.failures)} of {self.stats.actions} documents were rejected by {self.index}; "
+                f"first: id {first['id']!r}: HTTP {first['status']} {first['type']}: {first['reason']}",
+                self.stats.failures,
+            )
