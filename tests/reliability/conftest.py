@@ -9,60 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-import shutil
-import socket
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 
 import pytest
-from elasticsearch import Elasticsearch
 
 from indexer import ConnectionSettings, ManagedNode, Secret
 from indexer._secure import SUPERUSER, make_local_pki, secured_engine_config, wait_secured
 from tests._support import test_engine_config
-
-HEAP = "512m"
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def fresh_node(node: ManagedNode) -> None:
-    """Stop a node left over by an earlier run under the same name and wipe its folder."""
-    node.stop()
-    shutil.rmtree(node.config.node_dir, ignore_errors=True)
-
-
-@dataclass(frozen=True)
-class SecuredNode:
-    url: str
-    ca_cert: Path
-    username: str
-    password: Secret
-    node: ManagedNode
-    start_s: float
-
-    @property
-    def node_dir(self) -> Path:
-        return self.node.config.node_dir
-
-    def settings(self, **overrides: object) -> ConnectionSettings:
-        kwargs: dict[str, object] = {
-            "url": self.url,
-            "username": self.username,
-            "password": self.password,
-            "ca_cert": self.ca_cert,
-        }
-        kwargs.update(overrides)
-        return ConnectionSettings(**kwargs)  # type: ignore[arg-type]
-
-    def client(self) -> Elasticsearch:
-        return self.settings().client()
+from tests.reliability._nodes import HEAP, SecuredNode, free_port, fresh_node
 
 
 @pytest.fixture(scope="module")

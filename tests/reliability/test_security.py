@@ -12,8 +12,8 @@ from elasticsearch import BadRequestError, helpers
 from harness.cli import main as harness_main
 from indexer import ConfigError, ConnectionFailed, ConnectionSettings, Secret, connect
 from indexer._secure import make_local_pki
+from tests.reliability._nodes import SecuredNode
 from tests.reliability._secrets import assert_no_secret, find_secret
-from tests.reliability.conftest import SecuredNode
 
 INDEX = "test-reliability-secure"
 
@@ -185,6 +185,6 @@ def test_assert_no_secret_finds_leaks(tmp_path: Path) -> None:
     header = "Authorization: Basic " + base64.b64encode(f"elastic:{secret}".encode()).decode()
     (tmp_path / "run" / "deep" / "trace.log").write_text(header)
     assert find_secret(tmp_path / "run", secret, "elastic") == [str(tmp_path / "run" / "deep" / "trace.log")]
-    with pytest.raises(AssertionError, match="trace.log"):
+    with pytest.raises(AssertionError, match=r"trace\.log"):
         assert_no_secret(tmp_path, secret, "elastic")
     assert find_secret(["fine", f"oops {secret}"], secret) == ["<text #1>"]
