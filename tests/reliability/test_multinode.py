@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from elasticsearch import Elasticsearch, helpers
@@ -127,6 +127,11 @@ def _search(client: Elasticsearch, queries: dict[str, str], **params: Any) -> di
     return runs
 
 
+def _master(client: Elasticsearch) -> str:
+    rows = cast(list[dict[str, str]], client.cat.master(format="json").body)
+    return rows[0]["node"]
+
+
 def _ids(runs: dict[str, Ranking]) -> dict[str, list[str]]:
     return {qid: [docid for docid, _ in ranking] for qid, ranking in runs.items()}
 
@@ -143,7 +148,7 @@ def test_two_nodes_lose_one_and_rankings_stay_identical(cluster: Cluster) -> Non
     assert (ok, errors) == (len(docs), [])
     health = a.cluster.health(index=INDEX, wait_for_status="green", timeout="60s")
     assert health["status"] == "green" and health["active_shards"] == 4, health
-    shards = a.cat.shards(index=INDEX, format="json", h="shard,prirep,node")
+    shards = cast(list[dict[str, str]], a.cat.shards(index=INDEX, format="json", h="shard,prirep,node").body)
     assert sorted((s["shard"], s["prirep"]) for s in shards) == [
         ("0", "p"),
         ("0", "r"),
@@ -163,7 +168,7 @@ def test_two_nodes_lose_one_and_rankings_stay_identical(cluster: Cluster) -> Non
     assert before["query_then_fetch"] == per_node[NAMES[0]]
 
     # stop the elected master, after taking it out of the voting configuration
-    master = a.cat.master(format="json")[0]["node"]
+    master = _master(a)
     survivor = next(n for n in NAMES if n != master)
     client = cluster.clients[survivor]
     client.cluster.post_voting_config_exclusions(node_names=master, timeout="60s")
@@ -173,7 +178,7 @@ def test_two_nodes_lose_one_and_rankings_stay_identical(cluster: Cluster) -> Non
     recovery_s = time.monotonic() - stopped_at
     assert health["number_of_nodes"] == 1 and health["active_primary_shards"] == 2, health
     assert health["unassigned_shards"] == 2 and health["status"] == "yellow", health
-    assert client.cat.master(format="json")[0]["node"] == survivor
+    assert _master(client) == survivor
     assert client.count(index=INDEX)["count"] == len(docs)
 
     after = {mode: _search(client, queries, search_type=mode) for mode in before}

@@ -163,7 +163,8 @@ def test_cli_never_prints_the_secret(
         )  # fmt: skip
     out = capfd.readouterr()
     assert all(code != 0 for code in codes), codes
-    assert "401" in out.err  # the wrong password is named as an auth failure
+    assert "HTTP 401" in out.err  # the wrong password is named as an auth failure
+    assert "HTTP 400" in out.err  # the right one gets through verified TLS to a server with no Kibana API
     for secret in (wrong, secured_node.password.reveal()):
         assert_no_secret([out.out, out.err], secret, "elastic")
 
@@ -188,3 +189,9 @@ def test_assert_no_secret_finds_leaks(tmp_path: Path) -> None:
     with pytest.raises(AssertionError, match=r"trace\.log"):
         assert_no_secret(tmp_path, secret, "elastic")
     assert find_secret(["fine", f"oops {secret}"], secret) == ["<text #1>"]
+
+
+def test_insecure_skips_verification_only_when_asked(secured_node: SecuredNode) -> None:
+    settings = secured_node.settings(ca_cert=None, verify_certs=False)
+    assert settings.redacted()["verify_certs"] is False
+    assert connect(settings).security.authenticate()["username"] == "elastic"
