@@ -49,6 +49,7 @@ class IndexOptions:
     shards: int = 1
     batch_size: int | None = None
     progress: bool = True
+    window: int = WINDOW  # documents read, embedded and sent per step
 
 
 @dataclass(slots=True)
@@ -291,7 +292,7 @@ def _load(
             client, name, workers=options.workers, max_chunk_bytes=options.max_chunk_bytes, on_success=advance
         )
         with loader:
-            for window in _window(dataset.iter_corpus(), WINDOW):
+            for window in _window(dataset.iter_corpus(), options.window):
                 need: dict[str, list[Document]] = {}
                 for emb in embedders:
                     f = emb.spec.field_name

@@ -26,3 +26,42 @@ def test_engine_config(name: str = "pytest", port: int | None = None, **kwargs: 
 
 
 test_engine_config.__test__ = False  # type: ignore[attr-defined]
+
+
+def scifact_subset(dest: Path, n_docs: int = 300, n_test: int = 40, n_train: int = 40) -> Path:
+    """A BEIR-layout folder cut from the real SciFact: the first judged test/train queries, their
+    judged documents, and other documents up to ``n_docs``. Deterministic."""
+    import json
+
+    def qrels(split: str) -> list[tuple[str, str, str]]:
+        lines = (SCIFACT / "qrels" / f"{split}.tsv").read_text().splitlines()[1:]
+        return [tuple(line.split("\t")) for line in lines if line.strip()]  # type: ignore[misc]
+
+    chosen: dict[str, list[tuple[str, str, str]]] = {}
+    docs: list[str] = []
+    for split, n in (("test", n_test), ("train", n_train)):
+        rows = qrels(split)
+        qids = list(dict.fromkeys(q for q, _, _ in rows))[:n]
+        chosen[split] = [r for r in rows if r[0] in qids]
+        docs += [d for _, d, _ in chosen[split]]
+    wanted = set(docs)
+    corpus_lines = []
+    with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            doc = json.loads(line)
+            if doc["_id"] in wanted or len(corpus_lines) < n_docs - len(wanted):
+                corpus_lines.append(line if line.endswith("\n") else line + "\n")
+                wanted.discard(doc["_id"]) if doc["_id"] in wanted else None
+            if len(corpus_lines) >= n_docs and not wanted:
+                break
+    all_qids = {q for rows in chosen.values() for q, _, _ in rows}
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / "corpus.jsonl").write_text("".join(corpus_lines), encoding="utf-8")
+    with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as fh:
+        queries = [line for line in fh if json.loads(line)["_id"] in all_qids]
+    (dest / "queries.jsonl").write_text("".join(queries), encoding="utf-8")
+    (dest / "qrels").mkdir(exist_ok=True)
+    for split, rows in chosen.items():
+        body = "query-id\tcorpus-id\tscore\n" + "".join("\t".join(r) + "\n" for r in rows)
+        (dest / "qrels" / f"{split}.tsv").write_text(body, encoding="utf-8")
+    return dest
