@@ -373,6 +373,10 @@ class Runner:
         )
 
     def _fuse(self, lex: ArmResult, vec: ArmResult, spec: FusionSpec) -> ArmResult:
+        # compile ranx's numba kernels outside the timed section: JIT time is not query time
+        first = next(iter(sorted(lex.run)), None)
+        if first is not None:
+            fuse({"lexical": {first: lex.run[first]}, "vector": {first: vec.run.get(first, {})}}, spec)
         t0 = time.perf_counter()
         fused = top_k(fuse({"lexical": lex.run, "vector": vec.run}, spec), self.config.depth)
         per_query_ms = (time.perf_counter() - t0) * 1000.0 / max(1, len(fused))
