@@ -501,7 +501,8 @@ class ManagedNode:
             "path.logs": str(node / "logs"),
             "network.host": "127.0.0.1",
             "http.port": cfg.http_port,
-            "transport.port": cfg.transport_port or cfg.http_port + 100,
+            # a range: another node on this machine may hold the first port (discovery needs no fixed port here)
+            "transport.port": cfg.transport_port or f"{cfg.http_port + 100}-{cfg.http_port + 199}",
             "discovery.type": "single-node",
             "xpack.security.enabled": False,
             "cluster.routing.allocation.disk.threshold_enabled": False,
@@ -523,7 +524,7 @@ class ManagedNode:
             if code is not None:
                 tail = self.logs()
                 raise NodeDiedError(
-                    f"Elasticsearch exited with code {code} while starting: {_first_error(tail)}\n"
+                    f"Elasticsearch exited with code {code} while starting: {_first_error(self.logs(2000))}\n"
                     f"Last log lines ({self.log_file}):\n{tail}"
                 )
             if self.config.scheme == "http" and _health_ok(url):
@@ -610,11 +611,18 @@ def _health_ok(url: str) -> bool:
     return body.get("status") in {"yellow", "green"}
 
 
+def lines_after(log: str, line: str, n: int = 40) -> list[str]:
+    rest = log.split(line, 1)[-1].splitlines()
+    return rest[:n]
+
+
 def _first_error(log: str) -> str:
     """The most telling line of a failed start (the fatal exception), or a pointer to the log."""
     for line in log.splitlines():
         if "fatal exception" in line or "][ERROR]" in line:
-            return line.split("] ", 2)[-1][:500]
+            message = line.split("] ", 2)[-1][:500]
+            causes = [c.strip() for c in lines_after(log, line) if c.strip().startswith("Caused by:")]
+            return message + (" " + " ".join(causes[:2]) if causes else "")
     return "see the log lines below"
 
 
@@ -623,7 +631,7 @@ def _tail(path: Path, lines: int) -> str:
         with path.open("rb") as fh:
             fh.seek(0, os.SEEK_END)
             size = fh.tell()
-            fh.seek(max(0, size - 64 * 1024))
+            fh.seek(max(0, size - max(64, lines) * 1024))
             data = fh.read().decode(errors="replace")
     except OSError:
         return ""
