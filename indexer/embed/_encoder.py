@@ -49,20 +49,19 @@ def l2_normalize(vectors: np.ndarray) -> np.ndarray:
     return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
-def batch_order(texts: Sequence[str], *, sort_by_length: bool) -> np.ndarray:
-    """Indices in encoding order: longest first when sorting (so padding is minimal), else input order."""
+def batch_order(lengths: Sequence[int] | np.ndarray, *, sort_by_length: bool) -> np.ndarray:
+    """Indices in encoding order: longest first when sorting (so a batch pads little), else input order."""
     if not sort_by_length:
-        return np.arange(len(texts))
-    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
-    return np.argsort(-lengths, kind="stable")
+        return np.arange(len(lengths))
+    return np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
 
 
 class Encoder:
     """Encodes texts with one :class:`ModelSpec`, loading the model on first use.
 
     Each batch is one model call. With ``sort_by_length`` (the default) texts
-    are grouped by length so a batch pads little; results always come back in
-    input order.
+    are grouped by token length so a batch pads little; results always come
+    back in input order.
     """
 
     def __init__(
@@ -144,6 +143,21 @@ class Encoder:
         self._model, self._dims = model, int(dims)
         return model
 
+    def text_lengths(self, texts: Sequence[str]) -> np.ndarray:
+        """Length of each text as the model sees it: tokens, capped at ``max_seq_length``.
+
+        Falls back to characters for a model without a tokenizer.
+        """
+        model = self.load()
+        tokenizer = getattr(model, "tokenizer", None)
+        if tokenizer is None or not texts:
+            return np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+        try:
+            ids = tokenizer(list(texts), truncation=True, max_length=self.max_seq_length)["input_ids"]
+        except Exception:  # a tokenizer that cannot do this: characters order almost as well
+            return np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+        return np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(texts))
+
     def encode(
         self,
         texts: Sequence[str],
@@ -162,7 +176,10 @@ class Encoder:
         model = self.load()
         dims = self.dims
         out = np.empty((len(texts), dims), dtype=np.float32)
-        order = batch_order(texts, sort_by_length=self.sort_by_length)
+        order = batch_order(
+            self.text_lengths(texts) if self.sort_by_length else [0] * len(texts),
+            sort_by_length=self.sort_by_length,
+        )
         started = time.perf_counter()
         for start in range(0, len(texts), size):
             index = order[start : start + size]

@@ -55,9 +55,20 @@ def test_sorted_and_unsorted_batches_give_the_same_vectors_in_input_order(
 
 
 def test_batch_order_puts_longest_first_or_keeps_input_order() -> None:
-    texts = ["bb", "a", "dddd", "ccc", "a"]
-    assert batch_order(texts, sort_by_length=True).tolist() == [2, 3, 0, 1, 4]
-    assert batch_order(texts, sort_by_length=False).tolist() == [0, 1, 2, 3, 4]
+    lengths = [2, 1, 4, 3, 1]
+    assert batch_order(lengths, sort_by_length=True).tolist() == [2, 3, 0, 1, 4]
+    assert batch_order(lengths, sort_by_length=False).tolist() == [0, 1, 2, 3, 4]
+
+
+def test_lengths_are_tokens_capped_at_the_model_limit(
+    minilm: ModelSpec, scifact_docs: list[tuple[str, str]]
+) -> None:
+    encoder = Encoder(minilm, device="cpu")
+    long_text = max(texts_of(scifact_docs), key=len)
+    lengths = encoder.text_lengths(["aspirin", "aspirin and heart attacks", long_text])
+    assert lengths[0] < lengths[1] < lengths[2]
+    assert lengths[1] < 10  # word pieces plus [CLS]/[SEP], not characters
+    assert lengths[2] == encoder.max_seq_length == 256
 
 
 def test_one_model_call_per_batch_is_counted(minilm: ModelSpec, scifact_docs: list[tuple[str, str]]) -> None:
