@@ -45,7 +45,7 @@ from harness.eval import (
 from harness.inspect import build_records, render_markdown
 from harness.sinks import EsSink, JsonlSink
 from harness.strategies import STRATEGIES, QueryInput, SearchContext
-from indexer import Capabilities, ConfigError, ConnectionSettings, RunError, __version__, probe
+from indexer import Capabilities, ConfigError, ConnectionSettings, DataError, RunError, __version__, probe
 from indexer._build import IndexOptions, IndexSummary, build_index
 from indexer._layout import slug
 from indexer.data import Dataset, load_dataset, resolve_specs
@@ -181,7 +181,16 @@ class Runner:
     def run(self) -> tuple[Path, dict[str, Any]]:
         cfg = self.config
         specs = [s for d in cfg.datasets for s in resolve_specs(d)]
-        datasets = [load_dataset(s, split=cfg.split) for s in specs]
+        try:
+            datasets = [load_dataset(s, split=cfg.split) for s in specs]
+        except DataError as exc:
+            if any(s.lower().startswith("r2med") for s in specs):
+                raise DataError(
+                    "R2MED could not be loaded (see below); to try the harness on the bundled SciFact sample "
+                    "instead, run with --dataset sample",
+                    exc.problems,
+                ) from exc
+            raise
         names = [d.name for d in datasets]
         if len(set(names)) != len(names):
             raise ConfigError(f"the same dataset was given twice: {names}")
@@ -340,9 +349,8 @@ class Runner:
         if not todo:
             return arms
         ctx = self._context()
-        inputs = {
-            exp.label if exp else "": self._query_inputs(ds, exp, timings) for exp in {e for _, _, e in todo}
-        }
+        variants_needed = {(exp.label if exp else ""): exp for _, _, exp in todo}
+        inputs = {label: self._query_inputs(ds, exp, timings) for label, exp in variants_needed.items()}
         strategies = {name: STRATEGIES[kind](ctx) for name, kind, _ in todo}
         requests: list[Request] = []
         n_queries = len(ds.queries)
@@ -460,6 +468,7 @@ class Runner:
                     for row in reference_rows(name, "ndcg_at_10")
                 },
                 "index": o.index,
+                "mapping_hash": o.index_summary.mapping_hash if o.index_summary else None,
                 "fusion": o.fusion.to_dict() if o.fusion else None,
                 "timings": o.timings,
                 "fingerprint": o.dataset.fingerprint.combined,

@@ -69,6 +69,7 @@ class IndexSummary:
     embed_seconds: float = 0.0
     retries: int = 0
     published: bool = False
+    mapping_hash: str = ""
     models: dict[str, str] = field(default_factory=dict)  # field -> model id
 
     @property
@@ -140,6 +141,12 @@ def _check_vector_conflicts(
                 f"(`harness indices delete`) or use a model with {existing.get('dims')} dimensions"
             )
         known = meta_models.get(spec.field_name)
+        if known and known.get("document_prompt", "") != spec.document_prompt:
+            raise MappingConflictError(
+                f"index {index} field {spec.field_name} was embedded with document prompt "
+                f"{known.get('document_prompt', '')!r}, not {spec.document_prompt!r}: vectors made with different "
+                "prompts must not mix"
+            )
         if known and (known.get("model_id"), known.get("revision")) != (spec.model_id, spec.revision):
             raise MappingConflictError(
                 f"index {index} field {spec.field_name} was built with {known.get('model_id')}@{known.get('revision')}, "
@@ -236,7 +243,7 @@ def build_index(
         summary.model_calls += emb.stats.model_calls
         summary.embed_seconds += emb.stats.seconds
     meta["status"] = "loaded"
-    meta["mapping_hash"] = mapping_hash(
+    meta["mapping_hash"] = summary.mapping_hash = mapping_hash(
         client.indices.get_mapping(index=name)[name]["mappings"].get("properties", {})
     )
     client.indices.put_mapping(index=name, meta=meta)

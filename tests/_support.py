@@ -45,7 +45,7 @@ def scifact_subset(dest: Path, n_docs: int = 300, n_test: int = 40, n_train: int
         chosen[split] = [r for r in rows if r[0] in qids]
         docs += [d for _, d, _ in chosen[split]]
     wanted = set(docs)
-    corpus_lines = []
+    corpus_lines: list[str] = []
     with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as fh:
         for line in fh:
             doc = json.loads(line)

@@ -66,13 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err_console.print("[bold red]interrupted[/]")
         return 130
-    except Exception as exc:  # click usage errors come through here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            return exc.exit_code
-        if isinstance(exc, click.exceptions.Abort):
+    except Exception as exc:  # click's usage errors (typer may vendor its own click: match by shape)
+        show = getattr(exc, "show", None)
+        if callable(show) and isinstance(getattr(exc, "exit_code", None), int):
+            show()
+            return int(exc.exit_code)  # type: ignore[attr-defined]
+        if type(exc).__name__ == "Abort":
             err_console.print("[bold red]aborted[/]")
             return 130
         raise

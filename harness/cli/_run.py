@@ -22,7 +22,7 @@ from harness.cli._common import (
     connection_settings,
     console,
 )
-from harness.eval import STAT_TESTS, FusionSpec
+from harness.eval import FUSION_METHODS, STAT_TESTS, FusionSpec
 from harness.strategies import LEXICAL_FIELDS
 from indexer import ConfigError, ConnectionSettings, connect
 from indexer._layout import BM25_FIELDS
@@ -109,6 +109,10 @@ def run(
     if timeout <= 0:
         raise ConfigError(f"expected a positive --timeout, found {timeout}")
     sinks = tuple(s for s in records.split(",") if s and s != "none")
+    method = FUSION_METHODS.get(fusion.split(":", 1)[0].strip().lower())
+    if tune_on and method is not None and "weights" in method.params and "weights=" not in fusion:
+        # equal weights as the starting point; --tune-on replaces them with weights fitted on the train split
+        fusion = f"{fusion}{',' if ':' in fusion else ':'}weights=0.5/0.5"
     cfg = RunConfig(
         mode=mode,
         datasets=tuple(dataset or ["r2med"]),
