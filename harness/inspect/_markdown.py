@@ -13,7 +13,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("recall@100", "R@100"),
     ("map@100", "MAP@100"),
     ("mrr@100", "MRR@100"),
-    ("precision@10", "P@10"),
+    ("p@10", "P@10"),
     ("unjudged@10", "unjudged@10"),
 )
 CI_MEASURE = "ndcg@10"

@@ -135,7 +135,7 @@ def _results_entry(ds: DatasetInputs) -> dict[str, Any]:
     for arm, pq in ds.per_query.items():
         metrics = {m: statistics.fmean(v.values()) for m, v in pq.items()}
         metrics.update({"map@100": metrics["ndcg@100"] * 0.8, "mrr@100": metrics["ndcg@10"] * 1.1})
-        metrics.update({"precision@10": metrics["recall@10"] * 0.2, "unjudged@10": 0.7})
+        metrics.update({"p@10": metrics["recall@10"] * 0.2, "unjudged@10": 0.7})
         values = sorted(pq["ndcg@10"].values())
         lat = sorted(ds.latency_ms[arm].values())
         arms[arm] = {
