@@ -1,0 +1,70 @@
+"""Strategy bodies, and what the real engine makes of them."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from harness.strategies import STRATEGIES, EngineRRF, Lexical, QueryInput, SearchContext, Vector
+from indexer import ConfigError, RunError, probe
+
+
+def test_registry_names_every_arm_kind() -> None:
+    assert set(STRATEGIES) == {"lexical", "vector", "engine-rrf", "engine-linear"}
+
+
+def test_lexical_fields_and_bm25_variants() -> None:
+    q = QueryInput("q1", "fever after aspirin")
+    combined = Lexical(SearchContext(depth=50)).body(q)
+    assert combined["query"] == {"match": {"title_text": {"query": "fever after aspirin"}}}
+    assert combined["size"] == 50 and combined["_source"] is False
+    r2med = Lexical(SearchContext(bm25="r2med", lexical_field="multi_match")).body(q)
+    assert r2med["query"]["multi_match"]["fields"] == ["title.r2med", "text.r2med"]
+    with pytest.raises(
+        ConfigError, match=r"expected a BM25 parameterisation in \['es', 'r2med'\], found 'x'"
+    ):
+        Lexical(SearchContext(bm25="x")).body(q)
+
+
+def test_vector_candidates_default_to_ten_times_k() -> None:
+    body = Vector(SearchContext(depth=100, vector_field="vec_m")).body(QueryInput("q", "t", (0.6, 0.8)))
+    assert body["knn"] == {"field": "vec_m", "query_vector": [0.6, 0.8], "k": 100, "num_candidates": 1000}
+    with pytest.raises(RunError, match="needs a query vector"):
+        Vector(SearchContext(vector_field="vec_m")).body(QueryInput("q", "t"))
+
+
+def test_engine_rrf_body_shape() -> None:
+    body = EngineRRF(SearchContext(depth=100, vector_field="vec_m")).body(QueryInput("q", "t", (1.0, 0.0)))
+    rrf = body["retriever"]["rrf"]
+    assert rrf["rank_constant"] == 60 and rrf["rank_window_size"] == 100
+    assert [next(iter(r)) for r in rrf["retrievers"]] == ["standard", "knn"]
+
+
+def test_engine_rrf_matches_the_probe(es_client: Elasticsearch) -> None:
+    """Where the probe says rrf is missing, the engine really rejects our body (and accepts it otherwise)."""
+    caps = probe(es_client)
+    body = EngineRRF(SearchContext(depth=10, vector_field="vec_m")).body(QueryInput("q", "t", (1.0, 0.0)))
+    try:
+        es_client.search(index="r2med-no-such-index*", allow_no_indices=True, **body)
+        accepted = True
+    except Exception:
+        accepted = False
+    assert accepted is caps.has_retriever("rrf")
+
+
+def test_long_hyde_text_does_not_hit_clause_limits(es_client: Elasticsearch) -> None:
+    """A generated document of thousands of distinct words still searches (no max_clause_count failure)."""
+    name = "test-strategies-long-query"
+    es_client.indices.delete(index=name, ignore_unavailable=True)
+    es_client.indices.create(index=name, mappings={"properties": {"title_text": {"type": "text"}}})
+    try:
+        es_client.index(index=name, id="d1", document={"title_text": "word17 word99 fever"}, refresh=True)
+        rng = random.Random(7)
+        text = " ".join(f"word{rng.randrange(20000)}" for _ in range(6000))
+        body = Lexical(SearchContext(depth=10)).body(QueryInput("q", text + " fever"))
+        hits = es_client.search(index=name, **body)["hits"]["hits"]
+        assert [h["_id"] for h in hits] == ["d1"]
+    finally:
+        es_client.indices.delete(index=name, ignore_unavailable=True)
