@@ -50,6 +50,7 @@ class IndexOptions:
     batch_size: int | None = None
     progress: bool = True
     window: int = WINDOW  # documents read, embedded and sent per step
+    max_retries: int = 10  # per bulk request (429/5xx/connection errors), with exponential backoff
 
 
 @dataclass(slots=True)
@@ -296,7 +297,12 @@ def _load(
             progress.update(task, rate=f"{done / elapsed:,.0f}" if elapsed > 0 else "-")
 
         loader = BulkLoader(
-            client, name, workers=options.workers, max_chunk_bytes=options.max_chunk_bytes, on_success=advance
+            client,
+            name,
+            workers=options.workers,
+            max_chunk_bytes=options.max_chunk_bytes,
+            max_retries=options.max_retries,
+            on_success=advance,
         )
         with loader:
             for window in _window(dataset.iter_corpus(), options.window):

@@ -7,6 +7,8 @@ Whole requests that fail with 429, 5xx or a connection error are retried with
 exponential backoff; so are single items rejected with 429. Any other
 per-document error is collected with its id and reason and reported — never
 dropped. Every action carries an explicit ``_id``, so a retry is idempotent.
+A single document larger than a whole bulk request is refused up front
+(:class:`DataError`): it is almost always a broken record.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from elastic_transport import ConnectionError as TransportConnectionError
 from elastic_transport import ConnectionTimeout
 from elasticsearch import ApiError, Elasticsearch
 
-from indexer._exceptions import BulkIndexError, IndexingError
+from indexer._exceptions import BulkIndexError, DataError, IndexingError
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 _STOP = object()
@@ -125,6 +127,14 @@ class BulkLoader:
     def _add(self, item: _Item) -> None:
         if self._errors:
             raise IndexingError(f"bulk loading into {self.index} failed") from self._errors[0]
+        if item.size > self.max_chunk_bytes:
+            # sent alone it would still be one oversized request; such a record is almost always broken data
+            raise DataError(
+                f"document {item.doc_id!r} is {item.size / 2**20:.1f} MiB as a bulk action: expected at most "
+                f"{self.max_chunk_bytes / 2**20:.1f} MiB (one bulk request, --chunk-mb). A document this large "
+                "is usually broken data (records run together, a whole file in one field): fix the corpus, "
+                "or raise --chunk-mb if it is meant to be"
+            )
         if self._chunk and (
             self._chunk_bytes + item.size > self.max_chunk_bytes or len(self._chunk) >= self.max_chunk_docs
         ):

@@ -71,6 +71,12 @@ def index(
     ] = 4.0,
     replicas: Annotated[int | None, typer.Option("--replicas", min=0, max=5)] = None,
     shards: Annotated[int, typer.Option("--shards", min=1, max=64)] = 1,
+    max_retries: Annotated[
+        int,
+        typer.Option(
+            "--max-retries", min=0, max=50, help="Retries per bulk request (429, 5xx, connection lost)."
+        ),
+    ] = 10,
     progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
     url: UrlOpt = None,
     username: UserOpt = None,
@@ -89,6 +95,7 @@ def index(
         replicas=replicas,
         shards=shards,
         progress=progress,
+        max_retries=max_retries,
     )
     embedders = make_embedders(model, no_vectors=no_vectors)
     client = connect(settings)

@@ -77,6 +77,12 @@ def run(
     batch_size: Annotated[int, typer.Option("--batch-size", help="Searches per msearch request.")] = 32,
     concurrency: Annotated[int, typer.Option("--concurrency", help="msearch requests in flight.")] = 2,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per msearch request.")] = 60.0,
+    max_retries: Annotated[
+        int,
+        typer.Option(
+            "--max-retries", min=0, max=50, help="Retries per msearch request (429, 5xx, connection lost)."
+        ),
+    ] = 5,
     test: Annotated[
         str, typer.Option("--test", help=f"Significance test: {', '.join(STAT_TESTS)}.")
     ] = "randomization",
@@ -124,7 +130,9 @@ def run(
         num_candidates=num_candidates,
         bm25=bm25,
         lexical_field=lexical_field,
-        search=SearchOptions(batch_size=batch_size, concurrency=concurrency, timeout_s=timeout),
+        search=SearchOptions(
+            batch_size=batch_size, concurrency=concurrency, timeout_s=timeout, max_retries=max_retries
+        ),
         test=test,
         seed=seed,
         output=output,
