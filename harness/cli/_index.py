@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from elastic_transport import TransportError
 from rich.table import Table
 
 from harness.cli._common import (
@@ -18,7 +19,7 @@ from harness.cli._common import (
     connection_settings,
     console,
 )
-from indexer import ConfigError, connect
+from indexer import ConfigError, IndexingError, connect
 from indexer._build import IndexOptions, IndexSummary, build_index
 from indexer._layout import ALIAS_PREFIX, VECTOR_INDEX_TYPES, VectorOptions
 from indexer.data import load_dataset, resolve_specs
@@ -101,7 +102,15 @@ def index(
     client = connect(settings)
     for spec in [s for d in dataset for s in resolve_specs(d)]:
         ds = load_dataset(spec)
-        print_summary(build_index(client, ds, embedders, options, console=console))
+        try:
+            summary = build_index(client, ds, embedders, options, console=console)
+        except TransportError as exc:  # the connection dropped outside the retried bulk path
+            raise IndexingError(
+                f"lost the connection to Elasticsearch at {settings.url} while indexing {ds.name}: {exc}. "
+                "The alias moves only after a verified load, so no partial index is published; the same "
+                "command resumes from the documents already indexed"
+            ) from None
+        print_summary(summary)
 
 
 indices_app = typer.Typer(help="List and delete the harness's indices.", no_args_is_help=True)

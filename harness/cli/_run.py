@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from elastic_transport import TransportError
 from rich.table import Table
 
 from harness._compare import compare_runs
@@ -24,7 +25,7 @@ from harness.cli._common import (
 )
 from harness.eval import FUSION_METHODS, STAT_TESTS, FusionSpec
 from harness.strategies import LEXICAL_FIELDS
-from indexer import ConfigError, ConnectionSettings, connect
+from indexer import ConfigError, ConnectionSettings, RunError, connect
 from indexer._layout import BM25_FIELDS
 from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
 
@@ -157,9 +158,15 @@ def run(
             config_file=config,
         )
         records_client = connect(records_settings)
-    run_dir, results = Runner(
-        client, settings, cfg, embedder, console=console, records_client=records_client
-    ).run()
+    try:
+        run_dir, results = Runner(
+            client, settings, cfg, embedder, console=console, records_client=records_client
+        ).run()
+    except TransportError as exc:  # the connection dropped outside the retried msearch path
+        raise RunError(
+            f"lost the connection to Elasticsearch at {settings.url} during the run: {exc}. "
+            "Arms finished so far are checkpointed in the run directory; the same command resumes from them"
+        ) from None
     print_results(results)
     console.print(
         f"\nrun directory: {run_dir}  (results.json, report.md, per_query.jsonl, runs/, records.jsonl)"
