@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, document_text
 LOAD_TARGET = 1.5
 MEMORY_TARGET = 1.5
 PREFIX = "bench-load"
+WARMUP_DOCS = 1000
 
 # --------------------------------------------------------------------------- (a) loading
 
@@ -143,6 +144,17 @@ def bench_loading(client: Elasticsearch, corpus: Corpus, repeats: int, workers: 
     n = len(corpus.docs)
     rates: dict[str, list[float]] = {"ours": [], "beir": []}
     tag = f"{os.getpid()}"
+    # warm-up, untimed: both code paths once on a slice, so a freshly started engine's JIT is not timed
+    warm = replace(corpus, docs=corpus.docs[:WARMUP_DOCS])
+    for side, load in (
+        ("ours", lambda name: load_ours(client, name, warm, workers)),
+        ("beir", lambda name: load_beir(client, name, warm)),
+    ):
+        name = f"{PREFIX}-{side}-{tag}-warmup"
+        try:
+            load(name)
+        finally:
+            client.indices.delete(index=name, ignore_unavailable=True)
     for r in range(repeats):
         order = ["ours", "beir"] if r % 2 == 0 else ["beir", "ours"]
         for side in order:
