@@ -43,27 +43,31 @@ from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
 MSEARCH_TARGET = 3.0
 ARMS = ("lexical", "vector")
 Run = dict[str, list[tuple[str, float]]]  # qid -> ranked (docid, score), in hit order
+Took = dict[str, list[float]]  # side -> mean engine took (ms) per repeat
 
 
-def one_by_one(client: Elasticsearch, index: str, requests: Sequence[Request]) -> tuple[float, Run]:
-    """(seconds, rankings) for one ``search`` call per request, in a loop on this thread."""
+def one_by_one(client: Elasticsearch, index: str, requests: Sequence[Request]) -> tuple[float, Run, float]:
+    """(seconds, rankings, mean engine ``took`` ms) for one ``search`` call per request, in a loop."""
     es = client.options(request_timeout=60.0)
     run: Run = {}
+    took = 0.0
     started = time.perf_counter()
     for _, qid, body in requests:
         resp = es.search(index=index, body=body)
         run[qid] = [(hit["_id"], float(hit["_score"])) for hit in resp["hits"]["hits"]]
-    return time.perf_counter() - started, run
+        took += float(resp["took"])
+    return time.perf_counter() - started, run, took / len(requests)
 
 
 def batched(
     client: Elasticsearch, index: str, requests: Sequence[Request], options: SearchOptions
-) -> tuple[float, dict[str, Run]]:
-    """(seconds, arm -> rankings) for one ``run_searches`` call (its own wall time)."""
+) -> tuple[float, dict[str, Run], float]:
+    """(seconds, arm -> rankings, mean engine ``took`` ms) for one ``run_searches`` call (its wall time)."""
     results = run_searches(client, index, requests, options)
     walls = {res.wall_s for res in results.values()}
     runs = {arm: {qid: list(hits.items()) for qid, hits in res.run.items()} for arm, res in results.items()}
-    return walls.pop(), runs
+    took = sum(t for res in results.values() for t in res.took_ms.values())
+    return walls.pop(), runs, took / len(requests)
 
 
 def alternate(repeats: int, sides: dict[str, Callable[[], float]], label: str) -> dict[str, list[float]]:
@@ -147,21 +151,24 @@ def main(argv: list[str] | None = None) -> int:
         rows: list[Row] = []
         for arm in ARMS:
             rankings: dict[str, Run] = {}
+            took: dict[str, list[float]] = {"msearch": [], "single": []}
 
-            def single(arm: str = arm, rankings: dict[str, Run] = rankings) -> float:
-                seconds, rankings["single"] = one_by_one(client, index, requests[arm])
+            def single(arm: str = arm, rankings: dict[str, Run] = rankings, took: Took = took) -> float:
+                seconds, rankings["single"], mean_took = one_by_one(client, index, requests[arm])
+                took["single"].append(mean_took)
                 return seconds
 
-            def msearch(arm: str = arm, rankings: dict[str, Run] = rankings) -> float:
-                seconds, runs = batched(client, index, requests[arm], options)
+            def msearch(arm: str = arm, rankings: dict[str, Run] = rankings, took: Took = took) -> float:
+                seconds, runs, mean_took = batched(client, index, requests[arm], options)
                 rankings["msearch"] = runs[arm]
+                took["msearch"].append(mean_took)
                 return seconds
 
             seconds = alternate(args.repeats, {"msearch": msearch, "single": single}, arm)
             qps = {side: [n / s for s in values] for side, values in seconds.items()}
             ratio = median(qps["msearch"]) / median(qps["single"])
             identical = rankings["single"] == rankings["msearch"]
-            results[arm] = {"qps": qps, "ratio": ratio, "identical_rankings": identical}
+            results[arm] = {"qps": qps, "ratio": ratio, "identical_rankings": identical, "took_ms": took}
             print(f"{arm}: {n} queries, depth {args.depth}")
             print(
                 f"    msearch (batches of {args.batch_size}, {args.concurrency} in flight): "
@@ -170,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    one search per query (1 thread):        {spread(qps['single'])} queries/s")
             print(
                 f"    ratio: {ratio:.2f}x (target >= {MSEARCH_TARGET:.0f}x); identical rankings both ways: {identical}"
+            )
+            print(
+                f"    engine took per search (mean): msearch {spread(took['msearch'], '{:.1f}')} ms, "
+                f"one-by-one {spread(took['single'], '{:.1f}')} ms"
             )
             rows.append(
                 Row(
