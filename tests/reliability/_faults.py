@@ -200,3 +200,13 @@ def search_total(client: Elasticsearch, index: str) -> int:
     """Searches (query phases) the node has run on ``index`` since it started."""
     stats = client.indices.stats(index=index, metric="search")
     return int(stats["indices"][index]["total"]["search"]["query_total"])
+
+
+def writes_settled(client: Elasticsearch, timeout_s: float = 30) -> None:
+    """Wait until the node runs no bulk task: a request sent just before its sender died still lands."""
+
+    def idle() -> bool:
+        nodes = client.tasks.list(actions="indices:data/write/bulk*")["nodes"]
+        return not any(n.get("tasks") for n in nodes.values())
+
+    poll("the node's bulk tasks to finish", idle, timeout_s, interval_s=0.1)
