@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 
 import pytest
 from elasticsearch import Elasticsearch, NotFoundError
+from elasticsearch.exceptions import GeneralAvailabilityWarning
 
 from indexer import ConnectionSettings, ManagedNode
 from tests._support import REPO, test_engine_config
@@ -206,7 +208,9 @@ def writes_settled(client: Elasticsearch, timeout_s: float = 30) -> None:
     """Wait until the node runs no bulk task: a request sent just before its sender died still lands."""
 
     def idle() -> bool:
-        nodes = client.tasks.list(actions="indices:data/write/bulk*")["nodes"]
+        with warnings.catch_warnings():  # the task API is "technical preview" to the client
+            warnings.simplefilter("ignore", GeneralAvailabilityWarning)
+            nodes = client.tasks.list(actions="indices:data/write/bulk*")["nodes"]
         return not any(n.get("tasks") for n in nodes.values())
 
     poll("the node's bulk tasks to finish", idle, timeout_s, interval_s=0.1)
