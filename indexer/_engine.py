@@ -162,7 +162,15 @@ def find_java(explicit: Path | None = None, env: Mapping[str, str] | None = None
 
 def distribution_candidates(cache_dir: Path, home: Path | None = None) -> list[Path]:
     v = ELASTICSEARCH_VERSION
-    m2 = (home or Path.home()) / ".m2" / "repository" / "org" / "elasticsearch" / "distribution" / "integ-test-zip"
+    m2 = (
+        (home or Path.home())
+        / ".m2"
+        / "repository"
+        / "org"
+        / "elasticsearch"
+        / "distribution"
+        / "integ-test-zip"
+    )
     return [
         cache_dir / "elasticsearch" / f"elasticsearch-{v}.zip",
         cache_dir / "elasticsearch" / f"elasticsearch-{v}-linux-x86_64.tar.gz",

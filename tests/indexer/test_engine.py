@@ -67,7 +67,9 @@ def test_node_that_dies_shows_its_log() -> None:
         test_engine_config(name="pytest-dies", port=_free_port(), settings={"no.such.setting": "x"})
     )
     try:
-        with pytest.raises(NodeDiedError, match=r"exited with code 1 while starting: .*unknown setting \[no\.such\.setting\]"):
+        with pytest.raises(
+            NodeDiedError, match=r"exited with code 1 while starting: .*unknown setting \[no\.such\.setting\]"
+        ):
             node.start()
     finally:
         node.stop()
