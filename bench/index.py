@@ -181,7 +181,8 @@ def bench_loading(client: Elasticsearch, corpus: Corpus, repeats: int, workers: 
         "beir_docs_per_s": rates["beir"],
         "ours_median": ours,
         "beir_median": beir,
-        "ratio": ours / beir,
+        "ratio": median(ratios),  # median of the paired (same-repeat) ratios
+        "ratio_of_medians": ours / beir,
         "ratio_per_repeat": ratios,
         "target": LOAD_TARGET,
     }
@@ -199,8 +200,9 @@ def print_loading(r: dict[str, Any], corpus: Corpus) -> None:
         f"    BEIR-style (helpers.bulk, 1 thread, defaults):    {spread(r['beir_docs_per_s'], '{:,.0f}')} docs/s"
     )
     print(
-        f"    ratio (median ours / median baseline): {r['ratio']:.2f}x (target >= {r['target']}x); "
-        f"per repeat: {', '.join(f'{x:.2f}x' for x in r['ratio_per_repeat'])}"
+        f"    ratio (median of paired per-repeat ratios): {r['ratio']:.2f}x (target >= {r['target']}x); "
+        f"per repeat: {', '.join(f'{x:.2f}x' for x in r['ratio_per_repeat'])}; "
+        f"ratio of the medians: {r['ratio_of_medians']:.2f}x"
     )
 
 
