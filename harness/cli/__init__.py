@@ -56,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     """Console-script entry point; returns the process exit code."""
     try:
         result = app(args=argv, standalone_mode=False)
+        if result == 130:  # typer turns Ctrl-C into Exit(130) outside standalone mode
+            err_console.print(
+                "[bold red]interrupted[/]: nothing half-done is published; run the same command again to resume"
+            )
         if isinstance(result, int):
             return result
     except HarnessError as exc:
@@ -64,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
     except KeyboardInterrupt:
-        err_console.print("[bold red]interrupted[/]")
+        err_console.print(
+            "[bold red]interrupted[/]: nothing half-done is published; run the same command again to resume"
+        )
         return 130
     except Exception as exc:  # click's usage errors (typer may vendor its own click: match by shape)
         show = getattr(exc, "show", None)

@@ -184,9 +184,9 @@ def test_harness_interrupted_mid_index_then_the_rerun_resumes(
         harness.stop()
     assert seen == {setup.previous}, f"the alias pointed elsewhere during the load: {seen}"
     if sig == signal.SIGINT:
-        # typer turns KeyboardInterrupt into a silent Exit(130): the exit code is the message here
         assert code == 130, harness.stderr
         assert "Traceback" not in harness.stderr
+        assert "interrupted" in harness.stderr and "run the same command again to resume" in harness.stderr
     else:
         assert code == -signal.SIGKILL
     partial = _assert_unpublished(client, setup)
