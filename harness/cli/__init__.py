@@ -55,7 +55,7 @@ _load_commands()
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point; returns the process exit code."""
     try:
-        result = app(args=argv, standalone_mode=False)
+        result = app(args=argv, standalone_mode=False, prog_name="harness")
         if result == 130:  # typer turns Ctrl-C into Exit(130) outside standalone mode
             err_console.print(
                 "[bold red]interrupted[/]: nothing half-done is published; run the same command again to resume"
