@@ -37,7 +37,7 @@ from elasticsearch import Elasticsearch, NotFoundError, helpers
 from embedding import bench_batching, bench_cache, print_batching, print_cache
 
 from indexer import probe
-from indexer._build import resolve_alias
+from indexer._build import resolve_alias, serving_settings
 from indexer._bulk import BulkLoader
 from indexer._layout import VectorOptions, choose_analysis, text_side, vector_field
 from indexer.data import load_dataset
@@ -87,7 +87,7 @@ def precomputed_corpus(limit: int | None, model: str = "minilm") -> Corpus:
 
 def index_body(client: Elasticsearch, corpus: Corpus, *, loading_mode: bool) -> dict[str, Any]:
     """The harness mapping (text side + the model's vector field). ``loading_mode`` keeps the
-    template's refresh -1 / replicas 0; without it both are left to Elasticsearch's defaults."""
+    template's refresh -1 / replicas 0 / async translog; without it all are left to Elasticsearch's defaults."""
     body = text_side(choose_analysis(probe(client)))
     body["mappings"]["properties"][corpus.vector_field] = vector_field(corpus.dims, VectorOptions())
     if not loading_mode:
@@ -120,9 +120,7 @@ def load_ours(client: Elasticsearch, name: str, corpus: Corpus, workers: int) ->
         for doc in corpus.docs:
             loader.index_doc(doc["id"], doc)
     loader.raise_for_failures()
-    client.indices.put_settings(
-        index=name, settings={"index": {"refresh_interval": "1s", "number_of_replicas": replicas}}
-    )
+    client.indices.put_settings(index=name, settings={"index": serving_settings(replicas)})
     client.indices.refresh(index=name)
     seconds = time.perf_counter() - started
     _check(client, name, corpus)
