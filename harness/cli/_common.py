@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -33,7 +36,7 @@ InsecureOpt = Annotated[
 ]
 ConfigOpt = Annotated[
     Path | None,
-    typer.Option("--config", help="TOML file with a [connection] table (env R2MED_HARNESS_CONFIG)."),
+    typer.Option("--config", help="TOML file with a 'connection' table (env R2MED_HARNESS_CONFIG)."),
 ]
 
 
@@ -55,3 +58,39 @@ def connection_settings(
         "verify_certs": False if insecure else None,
     }
     return ConnectionSettings.resolve(flags, config_file=config)
+
+
+#: the connection options every command that talks to a cluster takes: (name, annotation, default)
+CONNECTION_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("url", UrlOpt, None),
+    ("username", UserOpt, None),
+    ("password", PasswordOpt, None),
+    ("api_key", ApiKeyOpt, None),
+    ("ca_cert", CaCertOpt, None),
+    ("insecure", InsecureOpt, False),
+    ("config", ConfigOpt, None),
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_connection(func: F) -> F:
+    """Give a command the shared connection options; it receives them built once as ``conn``.
+
+    The command declares ``conn: ConnectionSettings`` as its last parameter; the CLI shows the
+    connection options in its place.
+    """
+    signature = inspect.signature(func, eval_str=True)
+    own = [p for p in signature.parameters.values() if p.name != "conn"]
+    extra = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+        for name, annotation, default in CONNECTION_OPTIONS
+    ]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        values = {name: kwargs.pop(name, default) for name, _, default in CONNECTION_OPTIONS}
+        return func(*args, conn=connection_settings(**values), **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=[*own, *extra])  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]

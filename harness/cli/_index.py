@@ -8,18 +8,8 @@ import typer
 from elastic_transport import TransportError
 from rich.table import Table
 
-from harness.cli._common import (
-    ApiKeyOpt,
-    CaCertOpt,
-    ConfigOpt,
-    InsecureOpt,
-    PasswordOpt,
-    UrlOpt,
-    UserOpt,
-    connection_settings,
-    console,
-)
-from indexer import ConfigError, IndexingError, connect
+from harness.cli._common import console, with_connection
+from indexer import ConfigError, ConnectionSettings, IndexingError, connect
 from indexer._build import IndexOptions, IndexSummary, build_index
 from indexer._layout import ALIAS_PREFIX, VECTOR_INDEX_TYPES, VectorOptions
 from indexer.data import load_dataset, resolve_specs
@@ -54,6 +44,7 @@ def print_summary(s: IndexSummary) -> None:
     )
 
 
+@with_connection
 def index(
     dataset: Annotated[
         list[str],
@@ -79,16 +70,11 @@ def index(
         ),
     ] = 10,
     progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
-    url: UrlOpt = None,
-    username: UserOpt = None,
-    password: PasswordOpt = None,
-    api_key: ApiKeyOpt = None,
-    ca_cert: CaCertOpt = None,
-    insecure: InsecureOpt = False,
-    config: ConfigOpt = None,
+    *,
+    conn: ConnectionSettings,
 ) -> None:
     """Index datasets: BM25 text and one vector field per model; resumable; published only when verified."""
-    settings = connection_settings(url, username, password, api_key, ca_cert, insecure, config)
+    settings = conn
     options = IndexOptions(
         vector=VectorOptions(vector_type, hnsw_m, hnsw_ef_construction),
         workers=workers,
@@ -117,19 +103,13 @@ indices_app = typer.Typer(help="List and delete the harness's indices.", no_args
 
 
 @indices_app.command("list")
+@with_connection
 def list_indices(
-    url: UrlOpt = None,
-    username: UserOpt = None,
-    password: PasswordOpt = None,
-    api_key: ApiKeyOpt = None,
-    ca_cert: CaCertOpt = None,
-    insecure: InsecureOpt = False,
-    config: ConfigOpt = None,
+    *,
+    conn: ConnectionSettings,
 ) -> None:
     """Show alias, index, dataset, models, docs and size."""
-    client = connect(
-        connection_settings(url, username, password, api_key, ca_cert, insecure, config), wait_for_status=None
-    )
+    client = connect(conn, wait_for_status=None)
     rows = client.cat.indices(
         index=f"{ALIAS_PREFIX}*", format="json", bytes="b", expand_wildcards="open"
     ).body
@@ -154,23 +134,17 @@ def list_indices(
 
 
 @indices_app.command("delete")
+@with_connection
 def delete_indices(
     names: Annotated[
         list[str], typer.Argument(help="Index names, or aliases (deletes the indices behind them).")
     ],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
-    url: UrlOpt = None,
-    username: UserOpt = None,
-    password: PasswordOpt = None,
-    api_key: ApiKeyOpt = None,
-    ca_cert: CaCertOpt = None,
-    insecure: InsecureOpt = False,
-    config: ConfigOpt = None,
+    *,
+    conn: ConnectionSettings,
 ) -> None:
     """Delete harness indices (only ones this harness created)."""
-    client = connect(
-        connection_settings(url, username, password, api_key, ca_cert, insecure, config), wait_for_status=None
-    )
+    client = connect(conn, wait_for_status=None)
     targets: list[str] = []
     for name in names:
         if not name.startswith(ALIAS_PREFIX):

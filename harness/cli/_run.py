@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,17 +13,7 @@ from rich.table import Table
 from harness._compare import compare_runs
 from harness._runner import MAX_DEPTH, MODES, RunConfig, Runner
 from harness._search import SearchOptions
-from harness.cli._common import (
-    ApiKeyOpt,
-    CaCertOpt,
-    ConfigOpt,
-    InsecureOpt,
-    PasswordOpt,
-    UrlOpt,
-    UserOpt,
-    connection_settings,
-    console,
-)
+from harness.cli._common import console, with_connection
 from harness.eval import FUSION_METHODS, STAT_TESTS, FusionSpec
 from harness.strategies import LEXICAL_FIELDS
 from indexer import ConfigError, ConnectionSettings, RunError, connect
@@ -36,6 +27,7 @@ def _mode(value: str) -> str:
     return value
 
 
+@with_connection
 def run(
     mode: Annotated[str, typer.Argument(help="lexical, vector or hybrid.", callback=_mode)],
     dataset: Annotated[
@@ -98,13 +90,8 @@ def run(
         str | None, typer.Option("--records-url", help="Write records to this cluster instead.")
     ] = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
-    url: UrlOpt = None,
-    username: UserOpt = None,
-    password: PasswordOpt = None,
-    api_key: ApiKeyOpt = None,
-    ca_cert: CaCertOpt = None,
-    insecure: InsecureOpt = False,
-    config: ConfigOpt = None,
+    *,
+    conn: ConnectionSettings,
 ) -> None:
     """Run lexical, vector or hybrid retrieval, evaluate with ranx, and write a run directory."""
     if bm25 not in BM25_FIELDS:
@@ -140,23 +127,14 @@ def run(
         records=sinks,
         progress=progress,
     )
-    settings = connection_settings(url, username, password, api_key, ca_cert, insecure, config)
+    settings = conn
     embedder = None
     if "vector" in MODES[mode]:
         embedder = CachedEmbedder(Encoder(resolve_model(model, query_prompt=query_prompt)), EmbeddingCache())
     client = connect(settings)
     records_client = None
     if records_url and "es" in sinks:
-        records_settings = ConnectionSettings.resolve(
-            {
-                "url": records_url,
-                "username": username,
-                "password": password,
-                "api_key": api_key,
-                "ca_cert": ca_cert,
-            },
-            config_file=config,
-        )
+        records_settings = dataclasses.replace(conn, url=records_url)  # same credentials, another cluster
         records_client = connect(records_settings)
     try:
         run_dir, results = Runner(
