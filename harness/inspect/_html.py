@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from harness.inspect._markdown import COLUMNS, SIG_MARK, fmt, paper_cells, significance_marks
+from harness.inspect._markdown import COLUMNS, SIG_MARK, fmt, paper_cells, run_facts, significance_marks
 from harness.inspect._rundir import load_per_query, load_records, load_results
 
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f")
@@ -351,17 +351,7 @@ def render_html(run_dir: Path, *, compare_arm: str = "hybrid", baseline_arm: str
     datasets: Mapping[str, Any] = results["datasets"]
     arms = list(dict.fromkeys(a for d in datasets.values() for a in (d.get("arms") or {})))
     colors = _arm_colors(arms)
-    model = manifest.get("model") or {}
-    facts = [
-        ("created", manifest.get("created")),
-        ("mode", manifest.get("mode")),
-        ("fusion", manifest.get("fusion")),
-        ("model", f"{model.get('id')}@{model.get('revision')}" if model.get("id") else None),
-        ("engine", (manifest.get("engine") or {}).get("version")),
-        ("harness", manifest.get("harness_version")),
-        ("git", manifest.get("git_sha")),
-    ]
-    meta = " · ".join(f"{k} <code>{escape(str(v))}</code>" for k, v in facts if v)
+    meta = " · ".join(f"{k} <code>{escape(v)}</code>" for k, v in run_facts(manifest))
     run_id = str(manifest.get("run_id") or Path(run_dir).name)
     sections = []
     for name, data in datasets.items():

@@ -56,11 +56,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return lines
 
 
-def render_markdown(results: Mapping[str, Any]) -> str:
-    """The report: run header, a summary with paper scores, and one table per dataset with CIs and marks."""
-    manifest = results.get("manifest", {}) or {}
-    datasets: Mapping[str, Any] = results.get("datasets", {}) or {}
-    out: list[str] = [f"# R2MED harness run {manifest.get('run_id', '')}".rstrip(), ""]
+def run_facts(manifest: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The header facts of a run (what ran, with what, where), shared by the Markdown and HTML reports."""
     model = manifest.get("model") or {}
     facts = [
         ("created", manifest.get("created")),
@@ -71,7 +68,15 @@ def render_markdown(results: Mapping[str, Any]) -> str:
         ("harness", manifest.get("harness_version")),
         ("git", manifest.get("git_sha")),
     ]
-    out += [f"- {k}: `{v}`" for k, v in facts if v]
+    return [(k, str(v)) for k, v in facts if v]
+
+
+def render_markdown(results: Mapping[str, Any]) -> str:
+    """The report: run header, a summary with paper scores, and one table per dataset with CIs and marks."""
+    manifest = results.get("manifest", {}) or {}
+    datasets: Mapping[str, Any] = results.get("datasets", {}) or {}
+    out: list[str] = [f"# R2MED harness run {manifest.get('run_id', '')}".rstrip(), ""]
+    out += [f"- {k}: `{v}`" for k, v in run_facts(manifest)]
     out.append("")
 
     arms = list(dict.fromkeys(arm for d in datasets.values() for arm in (d.get("arms") or {})))
