@@ -11,8 +11,6 @@ from indexer._engine import (
     EngineConfig,
     ManagedNode,
     NodeStatus,
-    default_cache_dir,
-    default_state_dir,
     find_java,
 )
 from indexer._exceptions import (
@@ -32,6 +30,7 @@ from indexer._exceptions import (
     RunError,
     VerificationError,
 )
+from indexer._paths import default_cache_dir, default_state_dir
 from indexer._probe import Capabilities, probe
 from indexer._version import ELASTICSEARCH_VERSION
 

@@ -10,7 +10,6 @@ processes) read while one writes.
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -20,22 +19,12 @@ from types import TracebackType
 import numpy as np
 
 from indexer._exceptions import EmbeddingError
+from indexer._paths import default_cache_dir
 from indexer.embed._models import ModelSpec
 
 CACHE_FILE = "vectors.sqlite3"
 _SCHEMA_VERSION = 1
 _CHUNK = 500  # keys per SELECT (well under SQLite's variable limit)
-
-
-def default_cache_dir() -> Path:
-    """Per-user cache root: ``$R2MED_HARNESS_CACHE``, else ``$XDG_CACHE_HOME/r2med-harness``,
-    else ``~/.cache/r2med-harness``."""
-    explicit = os.environ.get("R2MED_HARNESS_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "r2med-harness"
 
 
 def default_embedding_cache_dir() -> Path:
