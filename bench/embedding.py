@@ -15,14 +15,13 @@ import json
 import sys
 import tempfile
 import time
-from contextlib import nullcontext
-from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from indexer import progress as show_progress
 from indexer.embed import (
     CachedEmbedder,
     EmbeddingCache,
@@ -30,7 +29,6 @@ from indexer.embed import (
     ModelSpec,
     batch_order,
     document_text,
-    embedding_progress,
     resolve_model,
 )
 
@@ -154,14 +152,12 @@ def bench_batching(
     calls = dict.fromkeys(modes, 0)
     real_tokens, padded_tokens = dict.fromkeys(modes, 0), dict.fromkeys(modes, 0)
     vectors: dict[str, list[np.ndarray]] = {name: [] for name in modes}
-    bar = embedding_progress() if progress else None
-    with bar or nullcontext():
-        tasks = {name: bar.add_task(f"{name} batches", total=len(texts)) for name in modes} if bar else {}
+    with show_progress("sorted and unsorted batches", 2 * len(texts), unit="docs", enabled=progress) as bar:
         for number, part in enumerate(slices):
             order = list(modes) if number % 2 == 0 else list(reversed(modes))
             for name in order:
                 encoder.sort_by_length = modes[name]
-                on_batch = partial(bar.advance, tasks[name]) if bar else None
+                on_batch = bar.advance
                 calls_before = encoder.stats.model_calls
                 started = time.perf_counter()
                 vectors[name].append(encoder.encode(part, prompt=spec.document_prompt, on_batch=on_batch))

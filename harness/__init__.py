@@ -1,5 +1,6 @@
 """harness: queries, runs, fusion, scores and reports over indices built by ``indexer``."""
 
-from indexer import HarnessError, RunError, __version__
+from harness._errors import RunError
+from indexer import HarnessError, __version__
 
 __all__ = ["HarnessError", "RunError", "__version__"]

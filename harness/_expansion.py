@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexer import ConfigError, RunError
-from indexer.data import Dataset
+from harness._errors import RunError
+from indexer import ConfigError, Dataset
 
 DENSE_SEPARATOR = " [SEP] "
 

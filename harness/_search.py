@@ -9,7 +9,6 @@ or connection errors are retried with backoff; single searches rejected with
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +19,8 @@ from elastic_transport import ConnectionError as TransportConnectionError
 from elastic_transport import ConnectionTimeout
 from elasticsearch import ApiError, Elasticsearch
 
-from indexer import RunError
+from harness._errors import RunError
+from indexer import ConfigError, HarnessError, Retry
 
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
 #: only what a ranking needs comes back: less JSON to send, parse and hold
@@ -34,14 +34,12 @@ MSEARCH_FILTER = [
 
 
 @dataclass(slots=True)
-class ArmResult:
-    """The ranking of one arm and what it cost."""
+class ArmRun:
+    """The ranking of one arm and what it cost (checkpointed as JSON)."""
 
     run: dict[str, dict[str, float]] = field(default_factory=dict)
     took_ms: dict[str, float] = field(default_factory=dict)  # engine-reported, per query
-    client_ms: dict[str, float] = field(
-        default_factory=dict
-    )  # client-observed, per query (its msearch round trip)
+    client_ms: dict[str, float] = field(default_factory=dict)  # round trip of the msearch that carried it
     wall_s: float = 0.0
     retries: int = 0
 
@@ -55,7 +53,7 @@ class ArmResult:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ArmResult:
+    def from_dict(cls, data: dict[str, Any]) -> ArmRun:
         return cls(
             run=data["run"],
             took_ms=data["took_ms"],
@@ -75,9 +73,15 @@ class SearchOptions:
 
     def __post_init__(self) -> None:
         if not 1 <= self.batch_size <= 1000:
-            raise RunError(f"expected an msearch batch size between 1 and 1000, found {self.batch_size}")
+            raise ConfigError(f"expected an msearch batch size between 1 and 1000, found {self.batch_size}")
         if not 1 <= self.concurrency <= 32:
-            raise RunError(f"expected a search concurrency between 1 and 32, found {self.concurrency}")
+            raise ConfigError(f"expected a search concurrency between 1 and 32, found {self.concurrency}")
+        if self.timeout_s <= 0:
+            raise ConfigError(f"expected a positive --timeout, found {self.timeout_s}")
+
+    @property
+    def retry(self) -> Retry:
+        return Retry(max_retries=self.max_retries, initial_backoff_s=self.initial_backoff_s)
 
 
 Request = tuple[str, str, dict[str, Any]]
@@ -89,23 +93,25 @@ def run_searches(
     requests: Sequence[Request],
     options: SearchOptions | None = None,
     on_done: Callable[[int], None] | None = None,
-) -> dict[str, ArmResult]:
-    """Run every request; returns arm -> ArmResult (wall_s is the whole call's wall time)."""
+) -> dict[str, ArmRun]:
+    """Run every request; returns arm -> ArmRun (wall_s is the whole call's wall time).
+
+    Interrupted (Ctrl-C), batches not yet sent are cancelled at once; nothing is returned.
+    """
     options = options or SearchOptions()
     es = client.options(request_timeout=options.timeout_s, max_retries=0, retry_on_status=())
-    results: dict[str, ArmResult] = {}
+    results: dict[str, ArmRun] = {}
     for arm, _, _ in requests:
-        results.setdefault(arm, ArmResult())
+        results.setdefault(arm, ArmRun())
     batches = [
         list(requests[i : i + options.batch_size]) for i in range(0, len(requests), options.batch_size)
     ]
     started = time.perf_counter()
-
-    def one(batch: list[Request]) -> tuple[list[Request], list[dict[str, Any]], float, int]:
-        return _send(es, index, batch, options)
-
-    with ThreadPoolExecutor(max_workers=options.concurrency) as pool:
-        for batch, responses, client_ms, retries in pool.map(one, batches):
+    pool = ThreadPoolExecutor(max_workers=options.concurrency)
+    try:
+        futures = [pool.submit(_send, es, index, batch, options) for batch in batches]
+        for batch, future in zip(batches, futures, strict=True):
+            responses, client_ms, retries = future.result()
             for (arm, qid, _), resp in zip(batch, responses, strict=True):
                 res = results[arm]
                 hits = resp.get("hits", {}).get("hits", [])  # filter_path drops empty hit lists
@@ -115,65 +121,62 @@ def run_searches(
                 res.retries += retries
             if on_done:
                 on_done(len(batch))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # on an error or Ctrl-C: nothing more is sent
     wall = time.perf_counter() - started
     for res in results.values():
         res.wall_s = wall
     return results
 
 
+def _transient(exc: BaseException) -> bool:
+    if isinstance(exc, ApiError):
+        return exc.meta.status in RETRYABLE
+    return isinstance(exc, TransportConnectionError | ConnectionTimeout)
+
+
 def _send(
     es: Elasticsearch, index: str, batch: list[Request], options: SearchOptions
-) -> tuple[list[Request], list[dict[str, Any]], float, int]:
-    out: list[dict[str, Any] | None] = [None] * len(batch)
-    pending = list(range(len(batch)))
-    attempt = 0
-    retries = 0
-    client_ms = 0.0
-    while pending:
+) -> tuple[list[dict[str, Any]], float, int]:
+    """One batch as msearch; whole-request failures and single 429/5xx searches retried (Retry)."""
+    out: dict[int, dict[str, Any]] = {}
+    slowest = [0.0]
+
+    def send(pending: list[int], may_retry: bool) -> list[int]:
         searches: list[dict[str, Any]] = []
         for i in pending:
             searches += [{"index": index}, batch[i][2]]
         t0 = time.perf_counter()
-        try:
-            resp = es.msearch(searches=searches, filter_path=MSEARCH_FILTER)
-        except ApiError as exc:
-            if exc.meta.status in RETRYABLE and attempt < options.max_retries:
-                attempt, retries = attempt + 1, retries + 1
-                _sleep(options, attempt)
-                continue
-            raise RunError(
-                f"msearch on {index} failed with HTTP {exc.meta.status} after {retries} retries: {_reason(exc)}"
-            ) from None
-        except (TransportConnectionError, ConnectionTimeout) as exc:
-            if attempt < options.max_retries:
-                attempt, retries = attempt + 1, retries + 1
-                _sleep(options, attempt)
-                continue
-            raise RunError(
-                f"the engine stopped answering searches on {index} after {retries} retries: {exc}"
-            ) from None
-        client_ms = max(client_ms, (time.perf_counter() - t0) * 1000.0)
+        resp = es.msearch(searches=searches, filter_path=MSEARCH_FILTER)
+        slowest[0] = max(slowest[0], (time.perf_counter() - t0) * 1000.0)
         again: list[int] = []
         for i, item in zip(pending, resp["responses"], strict=True):
-            if "error" in item:
-                status = int(item.get("status", 500))
-                if status in RETRYABLE and attempt < options.max_retries:
-                    again.append(i)
-                    continue
+            if "error" not in item:
+                out[i] = item
+            elif int(item.get("status", 500)) in RETRYABLE and may_retry:
+                again.append(i)
+            else:
                 arm, qid, _ = batch[i]
                 raise RunError(
-                    f"{arm} search for query {qid} on {index} failed (HTTP {status}): {item['error']}"
+                    f"{arm} search for query {qid} on {index} failed (HTTP {item.get('status', 500)}): {item['error']}"
                 )
-            out[i] = item
-        pending = again
-        if pending:
-            attempt, retries = attempt + 1, retries + 1
-            _sleep(options, attempt)
-    return batch, [o for o in out if o is not None], client_ms, retries
+        return again
 
+    def give_up(exc: BaseException, retries: int) -> BaseException:
+        if isinstance(exc, HarnessError):
+            return exc
+        if isinstance(exc, ApiError):
+            return RunError(
+                f"msearch on {index} failed with HTTP {exc.meta.status} after {retries} retries: {_reason(exc)}"
+            )
+        if isinstance(exc, TransportConnectionError | ConnectionTimeout):
+            return RunError(
+                f"the engine stopped answering searches on {index} after {retries} retries: {exc}"
+            )
+        return exc
 
-def _sleep(options: SearchOptions, attempt: int) -> None:
-    time.sleep(min(30.0, options.initial_backoff_s * 2 ** (attempt - 1)) * (0.5 + random.random() / 2))
+    retries = options.retry.deliver(list(range(len(batch))), send, transient=_transient, give_up=give_up)
+    return [out[i] for i in range(len(batch))], slowest[0], retries
 
 
 def _reason(exc: ApiError) -> str:

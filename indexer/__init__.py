@@ -1,18 +1,19 @@
-"""indexer: everything that puts data into Elasticsearch.
+"""indexer: everything that puts data into the engine.
 
-Public surface (everything else is private, behind leading underscores):
-connection settings and clients, the managed local node, the capability
-probe, datasets, embeddings and index building. ``harness`` builds on this
-package; this package never imports ``harness``.
+Public surface (everything else is private, behind leading underscores): connection
+settings and clients, the managed local node, the capability probe, datasets,
+embeddings, index building and administration, and the helpers every layer shares
+(one retry policy, one progress display, atomic writes, one ``slug``). ``harness``
+builds on this package and imports only the names listed here; this package never
+imports ``harness``.
 """
 
+from indexer._admin import IndexInfo, delete_indices, list_indices, resolve_deletion
+from indexer._atomic import atomic_write, read_json, write_json_atomic, write_jsonl_atomic, write_text_atomic
+from indexer._build import IndexOptions, IndexSummary, build_index
 from indexer._connection import ConnectionSettings, Secret, connect
-from indexer._engine import (
-    EngineConfig,
-    ManagedNode,
-    NodeStatus,
-    find_java,
-)
+from indexer._engine import EngineConfig, ManagedNode, NodeStatus, find_java
+from indexer._env import ENV_VARS, from_env
 from indexer._exceptions import (
     BulkIndexError,
     ConfigError,
@@ -27,42 +28,108 @@ from indexer._exceptions import (
     MappingConflictError,
     NodeDiedError,
     PortInUseError,
-    RunError,
     VerificationError,
 )
+from indexer._layout import ALIAS_PREFIX, BM25_FIELDS, VECTOR_INDEX_TYPES, VectorOptions, alias_for, slug
 from indexer._paths import default_cache_dir, default_state_dir
 from indexer._probe import Capabilities, probe
+from indexer._progress import Tracker, progress
+from indexer._retry import Retry
 from indexer._version import ELASTICSEARCH_VERSION
+from indexer.data import (
+    DATA_DIR_ENV,
+    R2MED_NAMES,
+    Dataset,
+    Document,
+    KnownDataset,
+    Problem,
+    Severity,
+    describe,
+    known_datasets,
+    load_dataset,
+    resolve_specs,
+)
+from indexer.embed import (
+    DEFAULT_MODEL,
+    CachedEmbedder,
+    EmbeddingCache,
+    Encoder,
+    ModelSpec,
+    document_text,
+    known_models,
+    resolve_model,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ALIAS_PREFIX",
+    "BM25_FIELDS",
+    "DATA_DIR_ENV",
+    "DEFAULT_MODEL",
     "ELASTICSEARCH_VERSION",
+    "ENV_VARS",
+    "R2MED_NAMES",
+    "VECTOR_INDEX_TYPES",
     "BulkIndexError",
+    "CachedEmbedder",
     "Capabilities",
     "ConfigError",
     "ConnectionFailed",
     "ConnectionSettings",
     "DataError",
+    "Dataset",
     "DistributionNotFoundError",
+    "Document",
+    "EmbeddingCache",
     "EmbeddingError",
+    "Encoder",
     "EngineConfig",
     "EngineError",
     "HarnessError",
+    "IndexInfo",
+    "IndexOptions",
+    "IndexSummary",
     "IndexingError",
     "JavaNotFoundError",
+    "KnownDataset",
     "ManagedNode",
     "MappingConflictError",
+    "ModelSpec",
     "NodeDiedError",
     "NodeStatus",
     "PortInUseError",
-    "RunError",
+    "Problem",
+    "Retry",
     "Secret",
+    "Severity",
+    "Tracker",
+    "VectorOptions",
     "VerificationError",
     "__version__",
+    "alias_for",
+    "atomic_write",
+    "build_index",
     "connect",
     "default_cache_dir",
     "default_state_dir",
+    "delete_indices",
+    "describe",
+    "document_text",
     "find_java",
+    "from_env",
+    "known_datasets",
+    "known_models",
+    "list_indices",
+    "load_dataset",
     "probe",
+    "progress",
+    "read_json",
+    "resolve_deletion",
+    "resolve_model",
+    "resolve_specs",
+    "slug",
+    "write_json_atomic",
+    "write_jsonl_atomic",
+    "write_text_atomic",
 ]

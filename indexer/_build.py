@@ -10,7 +10,7 @@ corpus size, and the recorded fingerprint matches the data).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import islice
@@ -18,7 +18,6 @@ from typing import Any
 
 from elasticsearch import Elasticsearch, NotFoundError
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from indexer._bulk import BulkLoader, BulkStats
 from indexer._exceptions import MappingConflictError, VerificationError
@@ -34,6 +33,7 @@ from indexer._layout import (
     vector_field,
 )
 from indexer._probe import Capabilities, probe
+from indexer._progress import Tracker, progress
 from indexer.data import Dataset, Document
 from indexer.embed import CachedEmbedder, document_text
 
@@ -163,6 +163,105 @@ def _check_vector_conflicts(
             )
 
 
+def _new_meta(dataset: Dataset, analysis: str, caps: Capabilities, replicas: int) -> dict[str, Any]:
+    return {
+        "harness": "r2med-harness",
+        "status": "building",
+        "dataset": dataset.name,
+        "source": dataset.source,
+        "fingerprint": {"corpus": dataset.fingerprint.corpus, "combined": dataset.fingerprint.combined},
+        "corpus_size": dataset.corpus_size,
+        "mapping_version": MAPPING_VERSION,
+        "analysis": analysis,
+        "bm25": {k: {"k1": v[0], "b": v[1]} for k, v in BM25_PARAMS.items()},
+        "engine": {"version": caps.version, "build_flavour": caps.build_flavour},
+        "replicas": replicas,
+        "created": datetime.now(UTC).isoformat(),
+        "models": {},
+    }
+
+
+def _open_index(
+    client: Elasticsearch,
+    name: str,
+    dataset: Dataset,
+    analysis: str,
+    options: IndexOptions,
+    meta: dict[str, Any],
+) -> tuple[dict[str, Any], bool]:
+    """Create the physical index (text side, ``meta``), or read the existing one's meta; (meta, created)."""
+    if not client.indices.exists(index=name):
+        body = text_side(analysis)
+        body["settings"]["index"]["number_of_shards"] = options.shards
+        body["mappings"]["_meta"] = meta
+        client.indices.create(index=name, settings=body["settings"], mappings=body["mappings"])
+        client.cluster.health(index=name, wait_for_status="yellow", timeout="60s")
+        return meta, True
+    existing = _meta(client, name)
+    if existing.get("fingerprint", {}).get("corpus") != dataset.fingerprint.corpus:
+        raise VerificationError(
+            f"index {name} records corpus fingerprint {existing.get('fingerprint', {}).get('corpus')}, "
+            f"but the data has {dataset.fingerprint.corpus}: refusing to mix corpora"
+        )
+    return existing, False
+
+
+def _add_vector_fields(
+    client: Elasticsearch,
+    name: str,
+    embedders: Sequence[CachedEmbedder],
+    dims: dict[str, int],
+    options: IndexOptions,
+    meta: dict[str, Any],
+) -> None:
+    """Vector fields for models the index lacks (the text side untouched), recorded in ``meta``."""
+    props = client.indices.get_mapping(index=name)[name]["mappings"].get("properties", {})
+    new_fields = {
+        emb.spec.field_name: vector_field(dims[emb.spec.field_name], options.vector)
+        for emb in embedders
+        if emb.spec.field_name not in props
+    }
+    if new_fields:
+        client.indices.put_mapping(index=name, properties=new_fields)
+    for emb in embedders:
+        spec = emb.spec
+        meta["models"].setdefault(
+            spec.field_name,
+            {
+                "model_id": spec.model_id,
+                "revision": spec.revision,
+                "dims": dims[spec.field_name],
+                "document_prompt": spec.document_prompt,
+                "query_prompt": spec.query_prompt,
+                "index_options": vector_field(dims[spec.field_name], options.vector)["index_options"],
+            },
+        )
+
+
+def _finish(
+    client: Elasticsearch,
+    name: str,
+    alias: str,
+    dataset: Dataset,
+    fields: list[str],
+    meta: dict[str, Any],
+    replicas: int,
+) -> str:
+    """Serving settings, verification, then the alias: published only when verified. Returns the mapping hash."""
+    meta["status"] = "loaded"
+    meta["mapping_hash"] = mapping_hash(
+        client.indices.get_mapping(index=name)[name]["mappings"].get("properties", {})
+    )
+    client.indices.put_mapping(index=name, meta=meta)
+    client.indices.put_settings(index=name, settings={"index": serving_settings(replicas)})
+    verify(client, name, dataset, fields)
+    meta["status"] = "published"
+    meta["published"] = datetime.now(UTC).isoformat()
+    client.indices.put_mapping(index=name, meta=meta)
+    publish(client, alias, name)
+    return str(meta["mapping_hash"])
+
+
 def build_index(
     client: Elasticsearch,
     dataset: Dataset,
@@ -172,6 +271,7 @@ def build_index(
     console: Console | None = None,
     caps: Capabilities | None = None,
 ) -> IndexSummary:
+    """Build (or resume, or extend with new models) the dataset's index, verify it, then publish its alias."""
     options = options or IndexOptions()
     console = console or Console(stderr=True)
     caps = caps or probe(client)
@@ -181,58 +281,12 @@ def build_index(
     name = index_name(dataset.name, dataset.fingerprint.corpus, analysis)
     dims = {emb.spec.field_name: emb.spec.dims or emb.encoder.dims for emb in embedders}
     replicas = options.replicas if options.replicas is not None else (0 if caps.nodes < 2 else 1)
-
-    created = not client.indices.exists(index=name)
-    if created:
-        body = text_side(analysis)
-        body["settings"]["index"]["number_of_shards"] = options.shards
-        meta: dict[str, Any] = {
-            "harness": "r2med-harness",
-            "status": "building",
-            "dataset": dataset.name,
-            "source": dataset.source,
-            "fingerprint": {"corpus": dataset.fingerprint.corpus, "combined": dataset.fingerprint.combined},
-            "corpus_size": dataset.corpus_size,
-            "mapping_version": MAPPING_VERSION,
-            "analysis": analysis,
-            "bm25": {k: {"k1": v[0], "b": v[1]} for k, v in BM25_PARAMS.items()},
-            "engine": {"version": caps.version, "build_flavour": caps.build_flavour},
-            "replicas": replicas,
-            "created": datetime.now(UTC).isoformat(),
-            "models": {},
-        }
-        body["mappings"]["_meta"] = meta
-        client.indices.create(index=name, settings=body["settings"], mappings=body["mappings"])
-        client.cluster.health(index=name, wait_for_status="yellow", timeout="60s")
-    else:
-        meta = _meta(client, name)
-        if meta.get("fingerprint", {}).get("corpus") != dataset.fingerprint.corpus:
-            raise VerificationError(
-                f"index {name} records corpus fingerprint {meta.get('fingerprint', {}).get('corpus')}, "
-                f"but the data has {dataset.fingerprint.corpus}: refusing to mix corpora"
-            )
+    meta, created = _open_index(
+        client, name, dataset, analysis, options, _new_meta(dataset, analysis, caps, replicas)
+    )
+    if not created:
         _check_vector_conflicts(client, name, embedders, dims)
-
-    # vector fields for new models (text side untouched)
-    new_fields = {}
-    props = client.indices.get_mapping(index=name)[name]["mappings"].get("properties", {})
-    for emb in embedders:
-        if emb.spec.field_name not in props:
-            new_fields[emb.spec.field_name] = vector_field(dims[emb.spec.field_name], options.vector)
-    if new_fields:
-        client.indices.put_mapping(index=name, properties=new_fields)
-    for emb in embedders:
-        meta["models"].setdefault(
-            emb.spec.field_name,
-            {
-                "model_id": emb.spec.model_id,
-                "revision": emb.spec.revision,
-                "dims": dims[emb.spec.field_name],
-                "document_prompt": emb.spec.document_prompt,
-                "query_prompt": emb.spec.query_prompt,
-                "index_options": vector_field(dims[emb.spec.field_name], options.vector)["index_options"],
-            },
-        )
+    _add_vector_fields(client, name, embedders, dims, options, meta)
 
     summary = IndexSummary(
         alias=alias, index=name, dataset=dataset.name, docs=dataset.corpus_size, seconds=0.0, created=created
@@ -244,24 +298,13 @@ def build_index(
     if complete == dataset.corpus_size and len(present) == dataset.corpus_size:
         summary.skipped = complete
     else:
-        stats = _load(client, name, dataset, embedders, present, options, console, summary)
-        summary.retries = stats.retries
+        summary.retries = _load(client, name, dataset, embedders, present, options, console, summary).retries
     for emb in embedders:
         summary.cache_hits += emb.stats.cache_hits
         summary.cache_misses += emb.stats.cache_misses
         summary.model_calls += emb.stats.model_calls
         summary.embed_seconds += emb.stats.seconds
-    meta["status"] = "loaded"
-    meta["mapping_hash"] = summary.mapping_hash = mapping_hash(
-        client.indices.get_mapping(index=name)[name]["mappings"].get("properties", {})
-    )
-    client.indices.put_mapping(index=name, meta=meta)
-    client.indices.put_settings(index=name, settings={"index": serving_settings(replicas)})
-    verify(client, name, dataset, fields)
-    meta["status"] = "published"
-    meta["published"] = datetime.now(UTC).isoformat()
-    client.indices.put_mapping(index=name, meta=meta)
-    publish(client, alias, name)
+    summary.mapping_hash = _finish(client, name, alias, dataset, fields, meta, replicas)
     summary.published = True
     summary.seconds = time.perf_counter() - started
     return summary
@@ -279,24 +322,13 @@ def _load(
 ) -> BulkStats:
     # loading mode (restored by the caller after the load); idempotent, so always applied
     client.indices.put_settings(index=name, settings={"index": LOADING_SETTINGS})
-    progress = Progress(
-        TextColumn("[bold]indexing {task.fields[dataset]}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]} docs/s"),
-        TimeElapsedColumn(),
-        console=console,
-        disable=not options.progress,
-    )
-    t0 = time.perf_counter()
-    with progress:
-        task = progress.add_task("index", total=dataset.corpus_size, dataset=dataset.name, rate="-")
+    what = f"indexing {dataset.name}"
+    with progress(what, dataset.corpus_size, unit="docs", console=console, enabled=options.progress) as bar:
+        embedded = [0]
 
-        def advance(n: int) -> None:
-            progress.advance(task, n)
-            elapsed = time.perf_counter() - t0
-            done = progress.tasks[0].completed
-            progress.update(task, rate=f"{done / elapsed:,.0f}" if elapsed > 0 else "-")
+        def on_embedded(n: int) -> None:
+            embedded[0] += n
+            bar.set(embedded=f"{embedded[0]:,}")
 
         loader = BulkLoader(
             client,
@@ -304,38 +336,53 @@ def _load(
             workers=options.workers,
             max_chunk_bytes=options.max_chunk_bytes,
             max_retries=options.max_retries,
-            on_success=advance,
+            on_success=bar.advance,
         )
         with loader:
             for window in _window(dataset.iter_corpus(), options.window):
-                need: dict[str, list[Document]] = {}
-                for emb in embedders:
-                    f = emb.spec.field_name
-                    need[f] = [d for d in window if f not in present.get(d.id, ())]
-                vectors: dict[str, dict[str, list[float]]] = {d.id: {} for d in window}
-                for emb in embedders:
-                    f = emb.spec.field_name
-                    docs = need[f]
-                    if not docs:
-                        continue
-                    pairs = [(d.id, document_text(d.title, d.text)) for d in docs]
-                    for ids, vecs in emb.embed_documents(pairs, batch_size=options.batch_size):
-                        for doc_id, vec in zip(ids, vecs, strict=True):
-                            vectors[doc_id][f] = vec.tolist()
-                for d in window:
-                    if d.id not in present:
-                        loader.index_doc(
-                            d.id, {"id": d.id, "title": d.title, "text": d.text, **vectors[d.id]}
-                        )
-                        summary.indexed += 1
-                    elif vectors[d.id]:
-                        loader.update_doc(d.id, vectors[d.id])
-                        summary.updated += 1
-                    else:
-                        summary.skipped += 1
-                        advance(1)
+                vectors = _embed_window(window, embedders, present, options.batch_size, on_embedded)
+                _send_window(loader, window, present, vectors, summary, bar)
         loader.raise_for_failures()
     return loader.stats
+
+
+def _embed_window(
+    window: list[Document],
+    embedders: Sequence[CachedEmbedder],
+    present: dict[str, set[str]],
+    batch_size: int | None,
+    on_embedded: Callable[[int], None],
+) -> dict[str, dict[str, list[float]]]:
+    """The vectors each document of ``window`` still lacks, by id then field."""
+    vectors: dict[str, dict[str, list[float]]] = {d.id: {} for d in window}
+    for emb in embedders:
+        f = emb.spec.field_name
+        pairs = [(d.id, document_text(d.title, d.text)) for d in window if f not in present.get(d.id, ())]
+        for ids, vecs in emb.embed_documents(pairs, batch_size=batch_size, on_progress=on_embedded):
+            for doc_id, vec in zip(ids, vecs, strict=True):
+                vectors[doc_id][f] = vec.tolist()
+    return vectors
+
+
+def _send_window(
+    loader: BulkLoader,
+    window: list[Document],
+    present: dict[str, set[str]],
+    vectors: dict[str, dict[str, list[float]]],
+    summary: IndexSummary,
+    bar: Tracker,
+) -> None:
+    """New documents indexed whole; documents that lack only vectors updated; the rest skipped."""
+    for d in window:
+        if d.id not in present:
+            loader.index_doc(d.id, {"id": d.id, "title": d.title, "text": d.text, **vectors[d.id]})
+            summary.indexed += 1
+        elif vectors[d.id]:
+            loader.update_doc(d.id, vectors[d.id])
+            summary.updated += 1
+        else:
+            summary.skipped += 1
+            bar.advance(1)
 
 
 def verify(client: Elasticsearch, index: str, dataset: Dataset, vector_fields: Sequence[str]) -> None:

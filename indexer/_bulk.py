@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import json
 import queue
-import random
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,9 +25,16 @@ from elastic_transport import ConnectionTimeout
 from elasticsearch import ApiError, Elasticsearch
 
 from indexer._exceptions import BulkIndexError, DataError, IndexingError
+from indexer._retry import Retry
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 _STOP = object()
+
+
+def _transient(exc: BaseException) -> bool:
+    if isinstance(exc, ApiError):
+        return exc.meta.status in RETRYABLE_STATUS
+    return isinstance(exc, TransportConnectionError | ConnectionTimeout)
 
 
 @dataclass(slots=True)
@@ -86,9 +91,7 @@ class BulkLoader:
         self.workers = workers
         self.max_chunk_bytes = max_chunk_bytes
         self.max_chunk_docs = max_chunk_docs
-        self.max_retries = max_retries
-        self.initial_backoff_s = initial_backoff_s
-        self.max_backoff_s = max_backoff_s
+        self.retry = Retry(max_retries, initial_backoff_s, max_backoff_s)
         self.on_success = on_success
         self.stats = BulkStats()
         self._lock = threading.Lock()
@@ -109,12 +112,21 @@ class BulkLoader:
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is None:
             self._flush()
+        else:  # an error or Ctrl-C in the producer: chunks not yet sent are dropped, not sent
+            self._discard_queued()
         for _ in self._threads:
             self._queue.put(_STOP)
         for t in self._threads:
             t.join()
         if exc_type is None and self._errors:
             raise IndexingError(f"bulk loading into {self.index} failed") from self._errors[0]
+
+    def _discard_queued(self) -> None:
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                return
 
     def index_doc(self, doc_id: str, source: dict[str, Any]) -> None:
         self._add(_Item(doc_id, (dumps({"index": {"_index": self.index, "_id": doc_id}}), dumps(source))))
@@ -160,68 +172,58 @@ class BulkLoader:
             except BaseException as exc:  # surfaced to the producer, never swallowed
                 self._errors.append(exc)
 
-    def _backoff(self, attempt: int) -> None:
-        delay = min(self.max_backoff_s, self.initial_backoff_s * (2**attempt))
-        time.sleep(delay * (0.5 + random.random() / 2))
-
     def _send(self, chunk: list[_Item]) -> None:
-        pending = chunk
-        attempt = 0
-        while pending:
-            body = [line for item in pending for line in item.lines]
-            try:
-                resp = self._client.bulk(operations=body)  # type: ignore[arg-type]  # pre-encoded NDJSON lines
-            except ApiError as exc:
-                if exc.meta.status in RETRYABLE_STATUS and attempt < self.max_retries:
-                    self._count_retry(len(pending), exc.meta.status == 429)
-                    self._backoff(attempt)
-                    attempt += 1
-                    continue
-                raise IndexingError(
-                    f"bulk request to {self.index} failed with HTTP {exc.meta.status} after {attempt} retries: {exc}"
-                ) from None
-            except (TransportConnectionError, ConnectionTimeout) as exc:
-                if attempt < self.max_retries:
-                    self._count_retry(len(pending), False)
-                    self._backoff(attempt)
-                    attempt += 1
-                    continue
-                raise IndexingError(
-                    f"bulk request to {self.index} could not be delivered after {attempt} retries: {exc}"
-                ) from None
-            with self._lock:
-                self.stats.requests += 1
-                self.stats.bytes_sent += sum(len(line) + 1 for line in body)
-            retry: list[_Item] = []
-            done = 0
-            for item, result in zip(pending, resp["items"], strict=True):
-                ((op, info),) = result.items()
-                status = int(info.get("status", 500))
-                if status < 300:
-                    done += 1
-                elif status in RETRYABLE_STATUS and attempt < self.max_retries:
-                    retry.append(item)
-                else:
-                    err = info.get("error", {})
-                    with self._lock:
-                        self.stats.failures.append(
-                            {
-                                "id": item.doc_id,
-                                "op": op,
-                                "status": status,
-                                "type": err.get("type") if isinstance(err, dict) else None,
-                                "reason": err.get("reason") if isinstance(err, dict) else str(err),
-                            }
-                        )
-            with self._lock:
-                self.stats.succeeded += done
-            if self.on_success and done:
-                self.on_success(done)
-            pending = retry
-            if pending:
-                self._count_retry(len(pending), True)
-                self._backoff(attempt)
-                attempt += 1
+        """One chunk: whole-request failures and single 429/5xx items retried (Retry); other failures kept."""
+
+        def give_up(exc: BaseException, retries: int) -> BaseException:
+            if isinstance(exc, ApiError):
+                return IndexingError(
+                    f"bulk request to {self.index} failed with HTTP {exc.meta.status} after {retries} retries: {exc}"
+                )
+            return IndexingError(
+                f"bulk request to {self.index} could not be delivered after {retries} retries: {exc}"
+            )
+
+        def on_retry(_: int, items: int, failure: BaseException | None) -> None:
+            rejected = failure is None or (isinstance(failure, ApiError) and failure.meta.status == 429)
+            self._count_retry(items, rejected)
+
+        self.retry.deliver(chunk, self._send_once, transient=_transient, give_up=give_up, on_retry=on_retry)
+
+    def _send_once(self, pending: list[_Item], may_retry: bool) -> list[_Item]:
+        body = [line for item in pending for line in item.lines]
+        resp = self._client.bulk(operations=body)  # type: ignore[arg-type]  # pre-encoded NDJSON lines
+        with self._lock:
+            self.stats.requests += 1
+            self.stats.bytes_sent += sum(len(line) + 1 for line in body)
+        retry: list[_Item] = []
+        done = 0
+        for item, result in zip(pending, resp["items"], strict=True):
+            ((op, info),) = result.items()
+            status = int(info.get("status", 500))
+            if status < 300:
+                done += 1
+            elif status in RETRYABLE_STATUS and may_retry:
+                retry.append(item)
+            else:
+                self._record_failure(item, op, status, info.get("error", {}))
+        with self._lock:
+            self.stats.succeeded += done
+        if self.on_success and done:
+            self.on_success(done)
+        return retry
+
+    def _record_failure(self, item: _Item, op: str, status: int, err: Any) -> None:
+        with self._lock:
+            self.stats.failures.append(
+                {
+                    "id": item.doc_id,
+                    "op": op,
+                    "status": status,
+                    "type": err.get("type") if isinstance(err, dict) else None,
+                    "reason": err.get("reason") if isinstance(err, dict) else str(err),
+                }
+            )
 
     def _count_retry(self, items: int, rejected: bool) -> None:
         with self._lock:

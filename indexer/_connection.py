@@ -9,30 +9,19 @@ form that goes into logs, manifests and reports.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from elasticsearch import Elasticsearch
 
+from indexer._env import from_env
 from indexer._exceptions import ConfigError
 
 DEFAULT_URL = "http://127.0.0.1:9200"
-
-#: setting name -> environment variable
-ENV_VARS: dict[str, str] = {
-    "url": "ES_URL",
-    "username": "ES_USERNAME",
-    "password": "ES_PASSWORD",
-    "api_key": "ES_API_KEY",
-    "ca_cert": "ES_CA_CERT",
-    "verify_certs": "ES_VERIFY_CERTS",
-    "request_timeout": "ES_REQUEST_TIMEOUT",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,16 +85,12 @@ class ConnectionSettings:
         config_file: Path | None = None,
     ) -> ConnectionSettings:
         """Merge flags > environment > config file > defaults, once, at the CLI edge."""
-        env = os.environ if env is None else env
         merged: dict[str, Any] = {}
-        cfg_path = config_file or (
-            Path(env["R2MED_HARNESS_CONFIG"]) if env.get("R2MED_HARNESS_CONFIG") else None
-        )
+        cfg_file = from_env("config", env).get("file")
+        cfg_path = config_file or (Path(cfg_file) if cfg_file else None)
         if cfg_path is not None:
             merged.update(_read_config(cfg_path))
-        for name, var in ENV_VARS.items():
-            if env.get(var):
-                merged[name] = env[var]
+        merged.update(from_env("connection", env))
         for name, value in (flags or {}).items():
             if value is not None:
                 merged[name] = value
@@ -133,6 +118,10 @@ class ConnectionSettings:
             else:
                 kwargs[name] = str(value)
         return cls(**kwargs)
+
+    def with_url(self, url: str) -> ConnectionSettings:
+        """The same credentials and TLS settings for another cluster."""
+        return replace(self, url=url)
 
     def redacted(self) -> dict[str, Any]:
         """What may be shown or stored: no secret ever appears here."""

@@ -18,7 +18,7 @@ edge says what failed and why, down to the root cause, on one screen.
     │   ├── VerificationError  an index that must not be published
     │   └── MappingConflictError  e.g. vector dims differ from the existing field
     ├── EmbeddingError         the embedding model could not load or encode
-    └── RunError               querying, fusion, evaluation, reports (harness/)
+    └── RunError               querying, fusion, evaluation, reports (defined in harness/)
 
 The CLI maps every HarnessError to a non-zero exit and prints ``str(err)``;
 anything else is a bug and is shown with its traceback.
@@ -107,7 +107,3 @@ class MappingConflictError(IndexingError):
 
 class EmbeddingError(HarnessError):
     """The embedding model could not be loaded or failed to encode."""
-
-
-class RunError(HarnessError):
-    """Querying, fusing, evaluating or reporting failed."""

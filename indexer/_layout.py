@@ -39,10 +39,16 @@ def _resource(*parts: str) -> dict[str, Any]:
     return data
 
 
-def slug(name: str) -> str:
+def slug(name: str, *, fallback: str | None = None) -> str:
+    """Lower-case letters, digits and dashes: for index names, file names and HTML ids.
+
+    A name with none of those gives ``fallback``, or a :class:`ConfigError` without one.
+    """
     out = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
     if not out:
-        raise ConfigError(f"cannot derive an index name from dataset name {name!r}")
+        if fallback is not None:
+            return fallback
+        raise ConfigError(f"expected a name with letters or digits, found {name!r}")
     return out
 
 

@@ -6,6 +6,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from indexer._env import from_env
+
 
 def is_root() -> bool:
     return os.geteuid() == 0
@@ -13,8 +15,8 @@ def is_root() -> bool:
 
 def default_state_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
-    if env.get("R2MED_HARNESS_STATE"):
-        return Path(env["R2MED_HARNESS_STATE"]).expanduser()
+    if state := from_env("paths", env).get("state"):
+        return Path(state).expanduser()
     if is_root():
         # /root is not traversable by the unprivileged run user
         return Path("/var/lib/r2med-harness")
@@ -24,7 +26,7 @@ def default_state_dir(env: Mapping[str, str] | None = None) -> Path:
 
 def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
-    if env.get("R2MED_HARNESS_CACHE"):
-        return Path(env["R2MED_HARNESS_CACHE"]).expanduser()
+    if cache := from_env("paths", env).get("cache"):
+        return Path(cache).expanduser()
     base = Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
     return base / "r2med-harness"

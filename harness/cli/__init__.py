@@ -9,7 +9,10 @@ clear message and a non-zero exit.
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
+import threading
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -25,7 +28,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 # Modules under harness.cli that define ``register(app)``; order = help order.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -52,8 +55,33 @@ def _load_commands() -> None:
 _load_commands()
 
 
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def interruptible() -> dict[signal.Signals, Any]:
+    """Ctrl-C (SIGINT) and SIGTERM stop the command cleanly, also when it was started in the background.
+
+    A shell starts background jobs with SIGINT ignored, and Python keeps it ignored: without
+    this, ``kill -INT`` (or a CI system cancelling a job) would be lost and the command would
+    run to its end. SIGTERM gets the same clean stop (exit 130, "run again to resume").
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point; returns the process exit code."""
+    previous = interruptible()
+    try:
+        return _main(argv)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         result = app(args=argv, standalone_mode=False, prog_name="harness")
         if result == 130:  # typer turns Ctrl-C into Exit(130) outside standalone mode

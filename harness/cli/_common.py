@@ -13,7 +13,7 @@ from rich.console import Console
 
 from indexer import ConnectionSettings
 
-console = Console()
+console = Console(soft_wrap=True)  # long lines are not broken in logs
 
 UrlOpt = Annotated[
     str | None, typer.Option("--url", help="Elasticsearch URL (env ES_URL; default http://127.0.0.1:9200).")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -10,12 +9,14 @@ import typer
 
 from harness.cli._common import console
 from indexer import (
+    ConfigError,
     ConnectionSettings,
     EngineConfig,
     ManagedNode,
     connect,
     default_cache_dir,
     default_state_dir,
+    from_env,
     probe,
 )
 
@@ -29,6 +30,14 @@ PortOpt = Annotated[
 NameOpt = Annotated[str, typer.Option("--name", help="Node name; each name has its own data folder.")]
 
 
+def _port(text: str | None) -> int:
+    if text is None:
+        return 9200
+    if not text.isdigit() or not 1024 <= int(text) <= 65535:
+        raise ConfigError(f"expected R2MED_ENGINE_PORT to be a port between 1024 and 65535, found {text!r}")
+    return int(text)
+
+
 def engine_config(
     port: int | None = None,
     name: str = "default",
@@ -36,15 +45,15 @@ def engine_config(
     distribution: Path | None = None,
     java_home: Path | None = None,
 ) -> EngineConfig:
-    env_port = os.environ.get("R2MED_ENGINE_PORT")
+    env = from_env("engine")
     return EngineConfig(
         state_dir=default_state_dir(),
         cache_dir=default_cache_dir(),
         distribution=distribution,
         java_home=java_home,
         name=name,
-        http_port=port or (int(env_port) if env_port else 9200),
-        heap=heap or os.environ.get("R2MED_ENGINE_HEAP", "1g"),
+        http_port=port or _port(env.get("port")),
+        heap=heap or env.get("heap", "1g"),
     )
 
 

@@ -9,11 +9,26 @@ from elastic_transport import TransportError
 from rich.table import Table
 
 from harness.cli._common import console, with_connection
-from indexer import ConfigError, ConnectionSettings, IndexingError, connect
-from indexer._build import IndexOptions, IndexSummary, build_index
-from indexer._layout import ALIAS_PREFIX, VECTOR_INDEX_TYPES, VectorOptions
-from indexer.data import load_dataset, resolve_specs
-from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
+from indexer import (
+    VECTOR_INDEX_TYPES,
+    CachedEmbedder,
+    ConfigError,
+    ConnectionSettings,
+    EmbeddingCache,
+    Encoder,
+    IndexingError,
+    IndexOptions,
+    IndexSummary,
+    VectorOptions,
+    build_index,
+    connect,
+    delete_indices,
+    list_indices,
+    load_dataset,
+    resolve_deletion,
+    resolve_model,
+    resolve_specs,
+)
 
 ModelOpt = Annotated[
     list[str] | None,
@@ -104,38 +119,25 @@ indices_app = typer.Typer(help="List and delete the harness's indices.", no_args
 
 @indices_app.command("list")
 @with_connection
-def list_indices(
-    *,
-    conn: ConnectionSettings,
-) -> None:
+def list_command(*, conn: ConnectionSettings) -> None:
     """Show alias, index, dataset, models, docs and size."""
-    client = connect(conn, wait_for_status=None)
-    rows = client.cat.indices(
-        index=f"{ALIAS_PREFIX}*", format="json", bytes="b", expand_wildcards="open"
-    ).body
-    aliases = client.indices.get_alias(index=f"{ALIAS_PREFIX}*").body if rows else {}
     table = Table("alias", "index", "dataset", "status", "models", "docs", "size")
-    for row in sorted(rows, key=lambda r: r["index"]):
-        name = row["index"]
-        meta = client.indices.get_mapping(index=name)[name]["mappings"].get("_meta", {})
-        if meta.get("harness") != "r2med-harness":
-            continue
+    for info in list_indices(connect(conn, wait_for_status=None)):
         table.add_row(
-            ", ".join(aliases.get(name, {}).get("aliases", {})) or "-",
-            name,
-            str(meta.get("dataset", "?")),
-            str(meta.get("status", "?")),
-            ", ".join(m["model_id"].rsplit("/", 1)[-1] for m in meta.get("models", {}).values())
-            or "(BM25 only)",
-            f"{int(row['docs.count'] or 0):,}",
-            f"{int(row['store.size'] or 0) / 1e6:,.1f} MB",
+            ", ".join(info.aliases) or "-",
+            info.name,
+            info.dataset,
+            info.status,
+            ", ".join(m.rsplit("/", 1)[-1] for m in info.models) or "(BM25 only)",
+            f"{info.docs:,}",
+            f"{info.size_bytes / 1e6:,.1f} MB",
         )
     console.print(table)
 
 
 @indices_app.command("delete")
 @with_connection
-def delete_indices(
+def delete_command(
     names: Annotated[
         list[str], typer.Argument(help="Index names, or aliases (deletes the indices behind them).")
     ],
@@ -145,22 +147,10 @@ def delete_indices(
 ) -> None:
     """Delete harness indices (only ones this harness created)."""
     client = connect(conn, wait_for_status=None)
-    targets: list[str] = []
-    for name in names:
-        if not name.startswith(ALIAS_PREFIX):
-            raise ConfigError(
-                f"expected a harness index or alias starting with {ALIAS_PREFIX!r}, found {name!r}"
-            )
-        if "*" in name:
-            raise ConfigError(f"wildcards are not accepted, found {name!r}")
-        found = client.indices.get(index=name, ignore_unavailable=True).body
-        if not found:
-            raise ConfigError(f"no index or alias named {name!r}")
-        targets.extend(found)
-    if not yes and not typer.confirm(f"delete {', '.join(sorted(set(targets)))}?"):
+    targets = resolve_deletion(client, names)
+    if not yes and not typer.confirm(f"delete {', '.join(targets)}?"):
         raise typer.Exit(1)
-    for target in sorted(set(targets)):
-        client.indices.delete(index=target)
+    for target in delete_indices(client, targets):
         console.print(f"deleted {target}")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +10,7 @@ from rich.console import Console
 
 from harness.inspect import KibanaAuth, import_saved_objects, saved_object_files
 from harness.inspect._kibana import SAVED_OBJECTS_DIR
+from indexer import from_env
 
 
 def import_command(
@@ -33,14 +33,15 @@ def import_command(
     ] = SAVED_OBJECTS_DIR,
 ) -> None:
     """Import docker/kibana/*.ndjson into Kibana (overwriting earlier imports of the same objects)."""
+    env = from_env("kibana")
     auth = KibanaAuth(
-        username=user or os.environ.get("KIBANA_USERNAME"),
-        password=password or os.environ.get("KIBANA_PASSWORD"),
-        api_key=api_key or os.environ.get("KIBANA_API_KEY"),
+        username=user or env.get("username"),
+        password=password or env.get("password"),
+        api_key=api_key or env.get("api_key"),
         ca_cert=ca_cert,
         verify=not insecure,
     )
-    target = url or os.environ.get("KIBANA_URL", "http://127.0.0.1:5601")
+    target = url or env.get("url", "http://127.0.0.1:5601")
     for result in import_saved_objects(target, saved_object_files(directory), auth):
         Console(highlight=False).print(f"imported {result.success_count} object(s) from {result.file.name}")
 

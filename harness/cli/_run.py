@@ -1,117 +1,98 @@
-"""`harness run lexical|vector|hybrid` and `harness compare RUN_DIR...`."""
+"""`harness run lexical|vector|hybrid` and `harness compare RUN_DIR...`: flags in, typed config, tables out."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from elastic_transport import TransportError
-from rich.table import Table
+from rich.console import Console
 
 from harness._compare import compare_runs
-from harness._runner import MAX_DEPTH, MODES, RunConfig, Runner
 from harness._search import SearchOptions
 from harness.cli._common import console, with_connection
-from harness.eval import FUSION_METHODS, STAT_TESTS, FusionSpec
-from harness.strategies import LEXICAL_FIELDS
-from indexer import ConfigError, ConnectionSettings, RunError, connect
-from indexer._layout import BM25_FIELDS
-from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
+from harness.eval import STAT_TESTS
+from harness.inspect import arm_table, print_table, significance_table
+from harness.results import RunResults
+from harness.run import MAX_DEPTH, RunConfig, run
+from harness.strategies import LEXICAL_FIELDS, MODES
+from indexer import BM25_FIELDS, ConnectionSettings, write_json_atomic
 
 
-def _mode(value: str) -> str:
-    if value not in MODES:
-        raise typer.BadParameter(f"expected one of {', '.join(MODES)}, found {value!r}")
-    return value
+def _opt(*names: str, help: str) -> Any:
+    return typer.Option(*names, help=help)
+
+
+ModeArg = Annotated[str, typer.Argument(help=f"{', '.join(MODES)}.")]
+DatasetOpt = Annotated[
+    list[str] | None,
+    _opt("--dataset", "-d", help="r2med (all eight; default), r2med/<Name>, sample, or a folder."),
+]
+SplitOpt = Annotated[
+    str | None, _opt("--split", help="Evaluation split for BEIR-style datasets (default test).")
+]
+ModelOpt = Annotated[str, _opt("--model", "-m", help="Embedding model name or local folder.")]
+QueryPromptOpt = Annotated[str | None, _opt("--query-prompt", help="Override the model's query prompt.")]
+FusionOpt = Annotated[
+    str, _opt("--fusion", help="rrf[:k=60] | combsum|combmnz|wsum[:norm=min-max|zmuv|max,weights=a/b].")
+]
+TuneOnOpt = Annotated[str | None, _opt("--tune-on", help="Tune fusion weights on this split (e.g. train).")]
+ExpansionOpt = Annotated[str | None, _opt("--expansion", help="hyde|query2doc|lamer[:LLM].")]
+DepthOpt = Annotated[int, _opt("--depth", help=f"Results per query (10..{MAX_DEPTH}).")]
+CandidatesOpt = Annotated[int | None, _opt("--num-candidates", help="kNN candidates (default 10 × depth).")]
+Bm25Opt = Annotated[
+    str, _opt("--bm25", help=f"BM25 parameters: {', '.join(BM25_FIELDS)} (r2med: k1=0.9, b=0.4).")
+]
+LexicalFieldOpt = Annotated[str, _opt("--lexical-field", help=f"{' or '.join(LEXICAL_FIELDS)}.")]
+BatchOpt = Annotated[int, _opt("--batch-size", help="Searches per msearch request.")]
+ConcurrencyOpt = Annotated[int, _opt("--concurrency", help="msearch requests in flight.")]
+TimeoutOpt = Annotated[float, _opt("--timeout", help="Seconds per msearch request.")]
+RetriesOpt = Annotated[int, typer.Option("--max-retries", min=0, max=50, help="Retries per msearch request.")]
+TestOpt = Annotated[str, _opt("--test", help=f"Significance test: {', '.join(STAT_TESTS)}.")]
+SeedOpt = Annotated[int, typer.Option("--seed")]
+OutputOpt = Annotated[
+    Path | None, _opt("--output", "-o", help="Run directory (default runs/<mode>-<config hash>).")
+]
+RecordsOpt = Annotated[str, _opt("--records", help="Evaluation record sinks: jsonl,es | jsonl | none.")]
+RecordsUrlOpt = Annotated[str | None, _opt("--records-url", help="Write records to this cluster instead.")]
+ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress")]
 
 
 @with_connection
-def run(
-    mode: Annotated[str, typer.Argument(help="lexical, vector or hybrid.", callback=_mode)],
-    dataset: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--dataset",
-            "-d",
-            help="r2med (all eight; default), r2med/<Name>, sample, or a folder; repeatable.",
-        ),
-    ] = None,
-    split: Annotated[
-        str | None, typer.Option("--split", help="Evaluation split for BEIR-style datasets (default test).")
-    ] = None,
-    model: Annotated[
-        str, typer.Option("--model", "-m", help="Embedding model name or local folder.")
-    ] = "minilm",
-    query_prompt: Annotated[
-        str | None, typer.Option("--query-prompt", help="Override the model's query prompt.")
-    ] = None,
-    fusion: Annotated[
-        str,
-        typer.Option(
-            "--fusion", help="rrf[:k=60] | combsum|combmnz|wsum[:norm=min-max|zmuv|max,weights=a/b]."
-        ),
-    ] = "rrf",
-    tune_on: Annotated[
-        str | None, typer.Option("--tune-on", help="Tune fusion weights on this split (e.g. train).")
-    ] = None,
-    expansion: Annotated[str | None, typer.Option("--expansion", help="hyde|query2doc|lamer[:LLM].")] = None,
-    depth: Annotated[int, typer.Option("--depth", help=f"Results per query (10..{MAX_DEPTH}).")] = 100,
-    num_candidates: Annotated[
-        int | None, typer.Option("--num-candidates", help="kNN candidates (default 10 × depth).")
-    ] = None,
-    bm25: Annotated[
-        str, typer.Option("--bm25", help=f"BM25 parameters: {', '.join(BM25_FIELDS)} (r2med: k1=0.9, b=0.4).")
-    ] = "es",
-    lexical_field: Annotated[
-        str, typer.Option("--lexical-field", help=f"{' or '.join(LEXICAL_FIELDS)}.")
-    ] = "combined",
-    batch_size: Annotated[int, typer.Option("--batch-size", help="Searches per msearch request.")] = 32,
-    concurrency: Annotated[int, typer.Option("--concurrency", help="msearch requests in flight.")] = 2,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per msearch request.")] = 60.0,
-    max_retries: Annotated[
-        int,
-        typer.Option(
-            "--max-retries", min=0, max=50, help="Retries per msearch request (429, 5xx, connection lost)."
-        ),
-    ] = 5,
-    test: Annotated[
-        str, typer.Option("--test", help=f"Significance test: {', '.join(STAT_TESTS)}.")
-    ] = "randomization",
-    seed: Annotated[int, typer.Option("--seed")] = 42,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Run directory (default runs/<mode>-<config hash>).")
-    ] = None,
-    records: Annotated[
-        str, typer.Option("--records", help="Evaluation record sinks: jsonl,es | jsonl | none.")
-    ] = "jsonl,es",
-    records_url: Annotated[
-        str | None, typer.Option("--records-url", help="Write records to this cluster instead.")
-    ] = None,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
+def run_command(
+    mode: ModeArg,
+    dataset: DatasetOpt = None,
+    split: SplitOpt = None,
+    model: ModelOpt = "minilm",
+    query_prompt: QueryPromptOpt = None,
+    fusion: FusionOpt = "rrf",
+    tune_on: TuneOnOpt = None,
+    expansion: ExpansionOpt = None,
+    depth: DepthOpt = 100,
+    num_candidates: CandidatesOpt = None,
+    bm25: Bm25Opt = "es",
+    lexical_field: LexicalFieldOpt = "combined",
+    batch_size: BatchOpt = 32,
+    concurrency: ConcurrencyOpt = 2,
+    timeout: TimeoutOpt = 60.0,
+    max_retries: RetriesOpt = 5,
+    test: TestOpt = "randomization",
+    seed: SeedOpt = 42,
+    output: OutputOpt = None,
+    records: RecordsOpt = "jsonl,es",
+    records_url: RecordsUrlOpt = None,
+    progress: ProgressOpt = True,
     *,
     conn: ConnectionSettings,
 ) -> None:
     """Run lexical, vector or hybrid retrieval, evaluate with ranx, and write a run directory."""
-    if bm25 not in BM25_FIELDS:
-        raise ConfigError(f"expected --bm25 in {sorted(BM25_FIELDS)}, found {bm25!r}")
-    if lexical_field not in LEXICAL_FIELDS:
-        raise ConfigError(f"expected --lexical-field in {list(LEXICAL_FIELDS)}, found {lexical_field!r}")
-    if test not in STAT_TESTS:
-        raise ConfigError(f"expected --test in {sorted(STAT_TESTS)}, found {test!r}")
-    if timeout <= 0:
-        raise ConfigError(f"expected a positive --timeout, found {timeout}")
-    sinks = tuple(s for s in records.split(",") if s and s != "none")
-    method = FUSION_METHODS.get(fusion.split(":", 1)[0].strip().lower())
-    if tune_on and method is not None and "weights" in method.params and "weights=" not in fusion:
-        # equal weights as the starting point; --tune-on replaces them with weights fitted on the train split
-        fusion = f"{fusion}{',' if ':' in fusion else ':'}weights=0.5/0.5"
-    cfg = RunConfig(
+    config = RunConfig(
         mode=mode,
         datasets=tuple(dataset or ["r2med"]),
         split=split,
-        fusion=FusionSpec.parse(fusion),
+        model=model,
+        query_prompt=query_prompt,
+        fusion=fusion,
         tune_on=tune_on,
         expansion=expansion,
         depth=depth,
@@ -124,83 +105,23 @@ def run(
         test=test,
         seed=seed,
         output=output,
-        records=sinks,
+        records=records,
+        records_url=records_url,
         progress=progress,
     )
-    settings = conn
-    embedder = None
-    if "vector" in MODES[mode]:
-        embedder = CachedEmbedder(Encoder(resolve_model(model, query_prompt=query_prompt)), EmbeddingCache())
-    client = connect(settings)
-    records_client = None
-    if records_url and "es" in sinks:
-        records_settings = dataclasses.replace(conn, url=records_url)  # same credentials, another cluster
-        records_client = connect(records_settings)
-    try:
-        run_dir, results = Runner(
-            client, settings, cfg, embedder, console=console, records_client=records_client
-        ).run()
-    except TransportError as exc:  # the connection dropped outside the retried msearch path
-        raise RunError(
-            f"lost the connection to Elasticsearch at {settings.url} during the run: {exc}. "
-            "Arms finished so far are checkpointed in the run directory; the same command resumes from them"
-        ) from None
-    print_results(results)
+    run_dir, results = run(config, conn, console=console)
+    print_results(results, console)
     console.print(
         f"\nrun directory: {run_dir}  (results.json, report.md, per_query.jsonl, runs/, records.jsonl)"
     )
 
 
-def print_results(results: dict[str, Any]) -> None:
-    for name, data in results["datasets"].items():
-        table = Table(
-            title=f"{name} ({next(iter(data['arms'].values()))['queries']} queries)", title_justify="left"
-        )
-        for col in (
-            "arm",
-            "nDCG@10 [95% CI]",
-            "R@100",
-            "MRR@100",
-            "unjud@10",
-            "ms p50/p95/p99",
-            "took p50",
-            "qps",
-        ):
-            table.add_column(col, justify="left" if col == "arm" else "right")
-        for arm, a in data["arms"].items():
-            m, ci, lat = a["metrics"], a["ci95"]["ndcg@10"], a["latency_ms"]
-            table.add_row(
-                arm,
-                f"{m['ndcg@10']:.4f} [{ci[0]:.3f},{ci[1]:.3f}]",
-                f"{m.get('recall@100', 0):.4f}",
-                f"{m.get('mrr@100', 0):.4f}",
-                f"{m.get('unjudged@10', 0):.2f}",
-                f"{lat['p50']:.0f}/{lat['p95']:.0f}/{lat['p99']:.0f}",
-                f"{a['engine_took_ms']['p50']:.0f}",
-                f"{a['qps']}",
-            )
-        for label, ref in data["paper"].items():
-            table.add_row(
-                f"[dim]paper {label}[/]",
-                f"[dim]{ref['score']:.4f}[/]",
-                "",
-                "",
-                "",
-                "",
-                "",
-                f"[dim]{ref['system']}[/]",
-            )
-        console.print(table)
-        for c in data["significance"]:
-            verdict = "[green]significant[/]" if c["significant"] else "not significant"
-            console.print(
-                f"  {c['arm_b']} vs {c['arm_a']}: Δ nDCG@10 {c['delta']:+.4f}, p={c['p_value']:.3g}, "
-                f"Holm p={c['p_holm']:.3g} ({c['test']}) → {verdict}",
-                highlight=False,
-            )
-    console.print(
-        "[dim]ms = client round trip of the msearch that carried the query; took = engine time per search[/]"
-    )
+def print_results(results: RunResults, out: Console) -> None:
+    """Every dataset's arm table, then its paired tests."""
+    for name, ds in results.datasets.items():
+        print_table(arm_table(name, ds), out)
+        if ds.significance:
+            print_table(significance_table(name, ds.significance), out)
 
 
 def compare(
@@ -211,14 +132,13 @@ def compare(
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the comparisons here.")] = None,
 ) -> None:
     """Paired significance tests across runs (Holm-corrected over arms × datasets)."""
-    table, comparisons = compare_runs(run_dirs, test=test, measure=measure, alpha=alpha)
-    console.print(table)
+    comparisons = compare_runs(run_dirs, test=test, measure=measure, alpha=alpha)
+    title = f"{measure}: paired {test} tests, Holm-corrected over {len(comparisons)} comparisons"
+    print_table(significance_table("compare", comparisons, title=title, with_dataset=True), console)
     if json_out is not None:
-        from harness._output import write_json
-
-        write_json(json_out, comparisons)
+        write_json_atomic(json_out, [c.to_dict() for c in comparisons])
 
 
 def register(app: typer.Typer) -> None:
-    app.command("run")(run)
+    app.command("run")(run_command)
     app.command("compare")(compare)

@@ -28,7 +28,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from numbers import Integral
 
-from indexer import DataError, RunError
+from harness._errors import RunError
+from indexer import DataError
 
 from ._measures import DEFAULT_MEASURES, Measure, parse_measures
 from ._types import Qrels, QrelsLike, RunLike, quiet_ranx, rank

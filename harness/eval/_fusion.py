@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from indexer import ConfigError, RunError
+from harness._errors import RunError
+from indexer import ConfigError
 
 from ._evaluate import check_qrels
 from ._measures import Measure
@@ -226,6 +227,12 @@ class FusionSpec:
 DEFAULT_FUSION = FusionSpec.default("rrf")
 
 
+#: stands in for every result of an arm that found nothing at all (ranx cannot hold an empty run);
+#: it is fused like any document and removed from the fused run, so the other arms' documents score
+#: exactly as if the empty arm were there with no results (it contributes 0 to each of them)
+PLACEHOLDER = "\x00r2med-no-results"
+
+
 def _ranx_runs(runs: Mapping[str, RunLike], qids: list[str], rank_based: bool) -> list[Any]:
     from ranx import Run as RanxRun
 
@@ -236,7 +243,7 @@ def _ranx_runs(runs: Mapping[str, RunLike], qids: list[str], rank_based: bool) -
             results = run.get(qid) or {}
             data[qid] = rank_scores(results, qid) if rank_based else dict(rank(results, qid))
         if not any(data.values()):
-            raise RunError(f"arm {arm!r} returned no results for any of {len(qids)} queries; nothing to fuse")
+            data[qids[0]] = {PLACEHOLDER: 1.0}
         out.append(RanxRun(data, name=arm))
     return out
 
@@ -254,9 +261,10 @@ def _check_arms(runs: Mapping[str, RunLike], spec: FusionSpec) -> None:
 def fuse(runs: Mapping[str, RunLike], spec: FusionSpec | str = DEFAULT_FUSION) -> Run:
     """Fuse the arms' runs (``{arm: run}``) into one run with ``ranx.fuse``.
 
-    Queries missing from an arm are fused as empty results for that arm. The
-    returned run covers the union of queries, in id order, each ranked by score
-    descending then doc id ascending.
+    Queries missing from an arm, or without results in it, are fused from the other
+    arms alone (the empty arm contributes 0), even when an arm found nothing for any
+    query. The returned run covers the union of queries, in id order, each ranked by
+    score descending then doc id ascending.
     """
     import ranx
 
@@ -272,7 +280,9 @@ def fuse(runs: Mapping[str, RunLike], spec: FusionSpec | str = DEFAULT_FUSION) -
     except Exception as err:  # ranx raises AssertionError/ValueError/numba errors
         raise RunError(f"ranx could not fuse {', '.join(runs)} with {spec}") from err
     as_dict = fused.to_dict()
-    return sort_run({qid: {d: float(s) for d, s in as_dict.get(qid, {}).items()} for qid in qids})
+    return sort_run(
+        {qid: {d: float(s) for d, s in as_dict.get(qid, {}).items() if d != PLACEHOLDER} for qid in qids}
+    )
 
 
 def optimize_fusion(

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from indexer import ConfigError, RunError
+from harness._errors import RunError
+from indexer import ConfigError
 
 DEFAULT_TRIALS = 10_000
 DEFAULT_RESAMPLES = 10_000

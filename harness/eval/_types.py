@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
-from indexer import RunError
+from harness._errors import RunError
 
 Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]

@@ -1,38 +1,49 @@
-"""Failure inspection: evaluation records, the HTML and Markdown reports, the worst-queries view.
+"""Failure inspection and reports: evaluation records, tables, Markdown and HTML, the worst queries.
 
 Public surface:
 
-- :func:`build_records` — one record per query × arm (metrics, first relevant rank,
-  missed relevant documents, top hits, attribution, delta against a baseline, latency);
-  :func:`record_id` is its deterministic key.
-- :func:`render_markdown` — ``results.json`` as Markdown (the runner's ``report.md``).
-- :func:`render_html` / :func:`write_html` — the self-contained HTML report of a run directory.
+- :func:`build_records` with a :class:`RecordContext` — one typed record per query × arm
+  (metrics, first relevant rank, missed relevant documents, top hits, attribution, delta
+  against a baseline, latency).
+- :class:`Table` and its three renderers (:func:`print_table`, :func:`to_markdown`,
+  :func:`to_html`); the run's tables (:func:`arm_table`, :func:`significance_table`,
+  :func:`summary_table`, :func:`paper_table`).
+- :func:`render_markdown` — ``report.md``; :func:`render_html` / :func:`write_html` — the
+  self-contained HTML report of a run directory.
 - :func:`worst_queries` — the worst records, for ``harness failures``.
 - :func:`import_saved_objects` — our Kibana saved objects into a Kibana.
-- :func:`load_results`, :func:`load_records`, :func:`load_per_query` — reading a run directory.
 """
 
 from harness.inspect._failures import worst_queries
 from harness.inspect._html import render_html, write_html
 from harness.inspect._kibana import ImportResult, KibanaAuth, import_saved_objects, saved_object_files
 from harness.inspect._markdown import render_markdown
-from harness.inspect._records import TOP_HITS, build_records, rank_run, record_id
-from harness.inspect._rundir import load_per_query, load_records, load_results
+from harness.inspect._records import TOP_HITS, RecordContext, build_records
+from harness.inspect._table import SIG_MARK, Cell, Column, Table, print_table, to_html, to_markdown
+from harness.inspect._tables import arm_table, fmt, paper_table, significance_table, summary_table
 
 __all__ = [
+    "SIG_MARK",
     "TOP_HITS",
+    "Cell",
+    "Column",
     "ImportResult",
     "KibanaAuth",
+    "RecordContext",
+    "Table",
+    "arm_table",
     "build_records",
+    "fmt",
     "import_saved_objects",
-    "load_per_query",
-    "load_records",
-    "load_results",
-    "rank_run",
-    "record_id",
+    "paper_table",
+    "print_table",
     "render_html",
     "render_markdown",
     "saved_object_files",
+    "significance_table",
+    "summary_table",
+    "to_html",
+    "to_markdown",
     "worst_queries",
     "write_html",
 ]

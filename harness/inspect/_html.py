@@ -2,116 +2,45 @@
 
 One file, no network requests: CSS, JS and SVG are inline and a Content-Security-Policy
 forbids every fetch. Works from ``results.json`` alone; the per-query delta plot also
-uses ``per_query.jsonl`` and the drill-down uses ``records.jsonl`` when they exist.
+uses ``per_query.jsonl`` and the drill-down uses ``records.jsonl`` when they exist. Every
+input is read through the typed results (:mod:`harness.results`).
 """
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
-from typing import Any
 
-from harness.inspect._markdown import COLUMNS, SIG_MARK, fmt, paper_cells, run_facts, significance_marks
-from harness.inspect._rundir import load_per_query, load_records, load_results
+from harness.inspect._table import SIG_MARK, to_html
+from harness.inspect._tables import arm_table, fmt, paper_table, significance_table
+from harness.results import EvalRecord, QueryScores, RunResults, load_per_query, load_records
+from indexer import slug, write_text_atomic
 
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f")
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+PAPER_LINE = "BM25"  # the paper baseline drawn as a line over each dataset's bars
 
 
-def slug(name: str) -> str:
-    """An HTML id fragment for a dataset or arm name."""
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "x"
+def _id(name: str) -> str:
+    return slug(name, fallback="x")
 
 
 def _arm_colors(arms: Sequence[str]) -> dict[str, str]:
     return {arm: PALETTE[i % len(PALETTE)] for i, arm in enumerate(arms)}
 
 
-# --------------------------------------------------------------------------- tables
-
-
-def _dataset_table(name: str, data: Mapping[str, Any]) -> str:
-    significance = data.get("significance") or []
-    head = "".join(f"<th>{escape(h)}</th>" for _, h in COLUMNS)
-    rows = []
-    for arm, info in (data.get("arms") or {}).items():
-        metrics = info.get("metrics") or {}
-        ci = (info.get("ci95") or {}).get("ndcg@10")
-        cells = []
-        for measure, _ in COLUMNS:
-            text = escape(fmt(metrics.get(measure)))
-            if measure == "ndcg@10" and ci:
-                text += f' <span class="ci">[{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]</span>'
-            marks = significance_marks(significance, arm, measure)
-            if marks:
-                text += f' <span class="sig" title="significantly different from {escape(", ".join(marks))}">'
-                text += f"{SIG_MARK}{escape(','.join(marks))}</span>"
-            cells.append(f"<td>{text}</td>")
-        latency = info.get("latency_ms") or {}
-        cells += [
-            f"<td>{fmt(latency.get('p50'), 1)}</td>",
-            f"<td>{fmt(latency.get('p95'), 1)}</td>",
-            f"<td>{fmt(info.get('qps'), 1)}</td>",
-        ]
-        rows.append(f"<tr><th scope=row>{escape(arm)}</th>{''.join(cells)}</tr>")
-    table = (
-        f'<table class="results" id="table-{slug(name)}"><thead><tr><th>arm</th>{head}'
-        "<th>p50 ms</th><th>p95 ms</th><th>QPS</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
-    )
-    if significance:
-        sig_rows = "".join(
-            "<tr>"
-            f"<td>{escape(str(s.get('measure')))}</td><td>{escape(str(s.get('arm_a')))} vs "
-            f"{escape(str(s.get('arm_b')))}</td><td>{fmt(s.get('delta'))}</td><td>{fmt(s.get('p_value'))}</td>"
-            f"<td>{fmt(s.get('p_holm'))}</td><td>{'yes' if s.get('significant') else 'no'}</td>"
-            f"<td>{escape(str(s.get('test', '')))}</td></tr>"
-            for s in significance
-        )
-        table += (
-            f'<table class="sig-table" id="sig-{slug(name)}"><thead><tr><th>measure</th><th>pair</th><th>Δ</th>'
-            "<th>p</th><th>p (Holm)</th><th>significant</th><th>test</th></tr></thead>"
-            f"<tbody>{sig_rows}</tbody></table>"
-        )
-    return table
-
-
-def _paper_table(datasets: Mapping[str, Any]) -> str:
-    cells = {name: paper_cells(d.get("paper")) for name, d in datasets.items()}
-    headers = list(dict.fromkeys(h for c in cells.values() for h in c))
-    if not headers:
-        return '<p id="paper-baselines">No paper baselines for these datasets.</p>'
-    head = "".join(f"<th>{escape(h.removeprefix('paper '))}</th>" for h in headers)
-    body = "".join(
-        f"<tr><th scope=row>{escape(name)}</th>"
-        + "".join(f"<td>{escape(c.get(h, '–'))}</td>" for h in headers)
-        + "</tr>"
-        for name, c in cells.items()
-    )
-    return (
-        f'<table class="results" id="paper-baselines"><thead><tr><th>dataset</th>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table>"
-    )
-
-
 # --------------------------------------------------------------------------- plots
 
 
-def _ndcg_plot(datasets: Mapping[str, Any], arms: Sequence[str], colors: Mapping[str, str]) -> str:
+def _ndcg_plot(results: RunResults, colors: Mapping[str, str]) -> str:
     width, height, left, bottom, top = 820, 320, 48, 60, 20
     plot_h = height - bottom - top
-    values = [
-        ((d.get("arms") or {}).get(a) or {}).get("metrics", {}).get("ndcg@10") or 0.0
-        for d in datasets.values()
-        for a in arms
-    ]
-    papers = [
-        v for d in datasets.values() if isinstance(v := (d.get("paper") or {}).get("BM25"), int | float)
-    ]
-    ymax = max([0.1, *values, *papers])
-    ymax = min(1.0, (int(ymax * 10) + 1) / 10)
+    arms, datasets = results.arms, results.datasets
+    values = [ds.arms[a].metric("ndcg@10") or 0.0 for ds in datasets.values() for a in arms if a in ds.arms]
+    papers = [ds.paper[PAPER_LINE].score for ds in datasets.values() if PAPER_LINE in ds.paper]
+    ymax = min(1.0, (int(max([0.1, *values, *papers]) * 10) + 1) / 10)
     group_w = (width - left - 10) / max(1, len(datasets))
     bar_w = max(4.0, (group_w - 16) / max(1, len(arms)))
 
@@ -128,19 +57,20 @@ def _ndcg_plot(datasets: Mapping[str, Any], arms: Sequence[str], colors: Mapping
             f'<line x1="{left}" x2="{width - 10}" y1="{y(v):.1f}" y2="{y(v):.1f}" class="grid"/>'
             f'<text x="{left - 6}" y="{y(v) + 4:.1f}" class="tick" text-anchor="end">{v:.2f}</text>'
         )
-    for gi, (name, data) in enumerate(datasets.items()):
+    for gi, (name, ds) in enumerate(datasets.items()):
         x0 = left + gi * group_w + 8
         for ai, arm in enumerate(arms):
-            v = ((data.get("arms") or {}).get(arm) or {}).get("metrics", {}).get("ndcg@10")
-            if v is None:
+            value = ds.arms[arm].metric("ndcg@10") if arm in ds.arms else None
+            if value is None:
                 continue
+            v = value
             x = x0 + ai * bar_w
             parts.append(
                 f'<rect x="{x:.1f}" y="{y(v):.1f}" width="{bar_w - 2:.1f}" height="{y(0) - y(v):.1f}" '
                 f'fill="{colors[arm]}"><title>{escape(name)} · {escape(arm)}: {v:.4f}</title></rect>'
             )
-        bm25 = (data.get("paper") or {}).get("BM25")
-        if isinstance(bm25, int | float):
+        if PAPER_LINE in ds.paper:
+            bm25 = ds.paper[PAPER_LINE].score
             parts.append(
                 f'<line x1="{x0 - 4:.1f}" x2="{x0 + len(arms) * bar_w + 2:.1f}" y1="{y(bm25):.1f}" '
                 f'y2="{y(bm25):.1f}" class="paper"><title>paper BM25: {bm25:.4f}</title></line>'
@@ -149,6 +79,13 @@ def _ndcg_plot(datasets: Mapping[str, Any], arms: Sequence[str], colors: Mapping
             f'<text x="{x0 + len(arms) * bar_w / 2:.1f}" y="{height - bottom + 18}" class="label" '
             f'text-anchor="middle">{escape(name)}</text>'
         )
+    parts.append(_legend(arms, colors, height, left, bool(papers)))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _legend(arms: Sequence[str], colors: Mapping[str, str], height: int, left: int, paper: bool) -> str:
+    parts = []
     lx = left
     for arm in arms:
         parts.append(
@@ -156,19 +93,21 @@ def _ndcg_plot(datasets: Mapping[str, Any], arms: Sequence[str], colors: Mapping
             f'<text x="{lx + 16}" y="{height - 12}" class="tick">{escape(arm)}</text>'
         )
         lx += 24 + 7 * len(arm)
-    if papers:
+    if paper:
         parts.append(
             f'<line x1="{lx}" x2="{lx + 18}" y1="{height - 16}" y2="{height - 16}" class="paper"/>'
             f'<text x="{lx + 22}" y="{height - 12}" class="tick">paper BM25</text>'
         )
-    parts.append("</svg>")
     return "".join(parts)
 
 
 def _delta_plot(name: str, deltas: Sequence[tuple[str, float]], compare: str, baseline: str) -> str:
     width, height, pad = 820, 200, 40
     if not deltas:
-        return f'<p class="muted" id="plot-delta-{slug(name)}">No per-query scores for {escape(compare)} and {escape(baseline)}.</p>'
+        return (
+            f'<p class="muted" id="plot-delta-{_id(name)}">No per-query scores for {escape(compare)} and '
+            f"{escape(baseline)}.</p>"
+        )
     ordered = sorted(deltas, key=lambda item: (item[1], item[0]))
     span = max(0.05, *(abs(d) for _, d in ordered))
     mid = height / 2
@@ -176,7 +115,7 @@ def _delta_plot(name: str, deltas: Sequence[tuple[str, float]], compare: str, ba
     won = sum(1 for _, d in ordered if d > 1e-9)
     lost = sum(1 for _, d in ordered if d < -1e-9)
     parts = [
-        f'<svg id="plot-delta-{slug(name)}" class="plot delta" viewBox="0 0 {width} {height}" width="{width}" '
+        f'<svg id="plot-delta-{_id(name)}" class="plot delta" viewBox="0 0 {width} {height}" width="{width}" '
         f'height="{height}" role="img" aria-label="per-query nDCG@10 delta {escape(compare)} minus '
         f'{escape(baseline)} on {escape(name)}" xmlns="http://www.w3.org/2000/svg">',
         f'<text x="{pad}" y="14" class="tick">+{span:.2f}</text>',
@@ -197,107 +136,109 @@ def _delta_plot(name: str, deltas: Sequence[tuple[str, float]], compare: str, ba
 
 
 def _deltas(
-    per_query: Sequence[Mapping[str, Any]],
-    records: Sequence[Mapping[str, Any]],
-    dataset: str,
-    compare: str,
-    baseline: str,
+    per_query: Sequence[QueryScores], records: Sequence[EvalRecord], dataset: str, compare: str, baseline: str
 ) -> list[tuple[str, float]]:
+    """Per-query nDCG@10 of ``compare`` minus ``baseline`` (from per_query.jsonl, else from the records)."""
     scores: dict[str, dict[str, float]] = defaultdict(dict)
     for row in per_query:
-        if row.get("dataset") == dataset and row.get("arm") in (compare, baseline):
-            value = (row.get("metrics") or {}).get("ndcg@10")
-            if isinstance(value, int | float):
-                scores[str(row["qid"])][str(row["arm"])] = float(value)
+        if row.dataset == dataset and row.arm in (compare, baseline) and "ndcg@10" in row.metrics:
+            scores[row.qid][row.arm] = row.metrics["ndcg@10"]
     if not scores:
         for rec in records:
-            if rec.get("dataset") == dataset:
-                arms = rec.get("arms_ndcg_at_10") or {}
-                if compare in arms and baseline in arms:
-                    scores[str(rec["query"]["id"])] = {compare: arms[compare], baseline: arms[baseline]}
+            arms = rec.arms_ndcg_at_10
+            if rec.dataset == dataset and compare in arms and baseline in arms:
+                scores[rec.query.id] = {compare: arms[compare], baseline: arms[baseline]}
     return [(qid, s[compare] - s[baseline]) for qid, s in scores.items() if compare in s and baseline in s]
 
 
 # --------------------------------------------------------------------------- drill-down
 
 
-def _drilldown(name: str, records: Sequence[Mapping[str, Any]], arms: Sequence[str]) -> str:
-    by_query: dict[str, dict[str, Mapping[str, Any]]] = defaultdict(dict)
+def _judged_rows(per_arm: Mapping[str, EvalRecord], arms: Sequence[str], titles: Mapping[str, str]) -> str:
+    any_rec = next(iter(per_arm.values()))
+    rows = []
+    for att in any_rec.attribution:
+        cells = []
+        for arm in arms:
+            rank = (
+                next((a.rank for a in per_arm[arm].attribution if a.id == att.id), None)
+                if arm in per_arm
+                else None
+            )
+            cls = "hit" if rank is not None and rank <= 10 else "far" if rank is not None else "miss"
+            cells.append(f'<td class="{cls}">{rank if rank is not None else "missed"}</td>')
+        rows.append(
+            f"<tr><td>{escape(att.id)}</td><td>{att.grade}</td><td>{escape(titles.get(att.id, ''))}</td>"
+            f"{''.join(cells)}</tr>"
+        )
+    return "".join(rows)
+
+
+def _missed_blocks(per_arm: Mapping[str, EvalRecord], arms: Sequence[str]) -> str:
+    blocks = []
+    for arm in arms:
+        missed = per_arm[arm].missed if arm in per_arm else ()
+        if not missed:
+            continue
+        items = "".join(
+            f"<li><b>{escape(m.id)}</b> (grade {m.grade}; retrieved by "
+            f"{escape(', '.join(m.retrieved_by) or 'no arm')}) {escape(m.title)}"
+            f'<div class="snippet">{escape(m.snippet)}</div></li>'
+            for m in missed
+        )
+        blocks.append(f'<div class="missed"><h5>missed by {escape(arm)}</h5><ul>{items}</ul></div>')
+    return "".join(blocks)
+
+
+def _query_item(qid: str, per_arm: Mapping[str, EvalRecord], arms: Sequence[str], is_open: bool) -> str:
+    any_rec = next(iter(per_arm.values()))
+    delta = any_rec.comparison.ndcg_at_10_delta
+    titles: dict[str, str] = {}
+    for rec in per_arm.values():
+        titles.update({h.id: h.title for h in rec.top_hits if h.id not in titles})
+        titles.update({m.id: m.title for m in rec.missed if m.id not in titles})
+    expansion = next((r.query.expansion for r in per_arm.values() if r.query.expansion), None)
+    pills = " ".join(
+        f'<span class="pill">{escape(a)} {fmt(per_arm[a].metrics.ndcg_at_10, 3)}</span>'
+        for a in arms
+        if a in per_arm
+    )
+    delta_text = (
+        f'<span class="{"pos" if delta > 0 else "neg" if delta < 0 else "zero"}-text">Δ {delta:+.3f}</span>'
+        if delta is not None
+        else ""
+    )
+    head = "".join(f"<th>rank in {escape(a)}</th>" for a in arms)
+    text = any_rec.query.text
+    return (
+        f'<details class="query" data-qid="{escape(qid)}" data-text="{escape(text.lower())}" '
+        f'data-delta="{delta if delta is not None else 0}"{" open" if is_open else ""}>'
+        f"<summary><code>{escape(qid)}</code> {pills} {delta_text}</summary>"
+        f'<p class="qtext">{escape(text)}</p>'
+        + (f'<p class="expansion"><b>expansion:</b> {escape(expansion)}</p>' if expansion else "")
+        + f'<table class="judged"><thead><tr><th>relevant doc</th><th>grade</th><th>title</th>{head}</tr></thead>'
+        f"<tbody>{_judged_rows(per_arm, arms, titles)}</tbody></table>{_missed_blocks(per_arm, arms)}</details>"
+    )
+
+
+def _drilldown(name: str, records: Sequence[EvalRecord], arms: Sequence[str]) -> str:
+    by_query: dict[str, dict[str, EvalRecord]] = defaultdict(dict)
     for rec in records:
-        if rec.get("dataset") == name:
-            by_query[str(rec["query"]["id"])][str(rec["arm"])] = rec
+        if rec.dataset == name:
+            by_query[rec.query.id][rec.arm] = rec
     if not by_query:
         return '<p class="muted">No evaluation records (records.jsonl) for this dataset.</p>'
     rec_arms = [a for a in arms if any(a in r for r in by_query.values())] or sorted(
         {a for r in by_query.values() for a in r}
     )
 
-    def worst_first(item: tuple[str, dict[str, Mapping[str, Any]]]) -> tuple[float, str]:
-        delta = (next(iter(item[1].values())).get("comparison") or {}).get("ndcg_at_10_delta")
-        return (delta if isinstance(delta, int | float) else 0.0, item[0])
+    def worst_first(item: tuple[str, dict[str, EvalRecord]]) -> tuple[float, str]:
+        delta = next(iter(item[1].values())).comparison.ndcg_at_10_delta
+        return (delta if delta is not None else 0.0, item[0])
 
-    items = []
-    for position, (qid, per_arm) in enumerate(sorted(by_query.items(), key=worst_first)):
-        any_rec = next(iter(per_arm.values()))
-        comparison = any_rec.get("comparison") or {}
-        delta = comparison.get("ndcg_at_10_delta")
-        ndcg = {a: (per_arm[a].get("metrics") or {}).get("ndcg_at_10") for a in per_arm}
-        titles: dict[str, str] = {}
-        for rec in per_arm.values():
-            for hit in rec.get("top_hits") or []:
-                titles.setdefault(str(hit["id"]), str(hit.get("title") or ""))
-            for m in rec.get("missed") or []:
-                titles.setdefault(str(m["id"]), str(m.get("title") or ""))
-        judged_rows = []
-        for att in any_rec.get("attribution") or []:
-            doc = str(att["id"])
-            rank_cells = []
-            for arm in rec_arms:
-                rank = None
-                for a in per_arm.get(arm, {}).get("attribution") or []:
-                    if str(a["id"]) == doc:
-                        rank = a.get("rank")
-                cls = "hit" if rank is not None and rank <= 10 else "far" if rank is not None else "miss"
-                rank_cells.append(f'<td class="{cls}">{rank if rank is not None else "missed"}</td>')
-            judged_rows.append(
-                f"<tr><td>{escape(doc)}</td><td>{escape(str(att.get('grade')))}</td>"
-                f"<td>{escape(titles.get(doc, ''))}</td>{''.join(rank_cells)}</tr>"
-            )
-        missed_blocks = []
-        for arm in rec_arms:
-            missed = (per_arm.get(arm) or {}).get("missed") or []
-            if not missed:
-                continue
-            lis = "".join(
-                f"<li><b>{escape(str(m['id']))}</b> (grade {escape(str(m.get('grade')))}; retrieved by "
-                f"{escape(', '.join(m.get('retrieved_by') or []) or 'no arm')}) {escape(str(m.get('title') or ''))}"
-                f'<div class="snippet">{escape(str(m.get("snippet") or ""))}</div></li>'
-                for m in missed
-            )
-            missed_blocks.append(f'<div class="missed"><h5>missed by {escape(arm)}</h5><ul>{lis}</ul></div>')
-        expansion = next(
-            (r["query"].get("expansion") for r in per_arm.values() if r["query"].get("expansion")), None
-        )
-        summary_scores = " ".join(
-            f'<span class="pill">{escape(a)} {fmt(ndcg.get(a), 3)}</span>' for a in rec_arms if a in ndcg
-        )
-        delta_text = (
-            f'<span class="{"pos" if delta > 0 else "neg" if delta < 0 else "zero"}-text">'
-            f"Δ {delta:+.3f}</span>"
-            if isinstance(delta, int | float)
-            else ""
-        )
-        head = "".join(f"<th>rank in {escape(a)}</th>" for a in rec_arms)
-        items.append(
-            f'<details class="query" data-qid="{escape(qid)}" data-text="{escape(str(any_rec["query"].get("text") or "").lower())}" '
-            f'data-delta="{delta if isinstance(delta, int | float) else 0}"{" open" if position == 0 else ""}>'
-            f"<summary><code>{escape(qid)}</code> {summary_scores} {delta_text}</summary>"
-            f'<p class="qtext">{escape(str(any_rec["query"].get("text") or ""))}</p>'
-            + (f'<p class="expansion"><b>expansion:</b> {escape(str(expansion))}</p>' if expansion else "")
-            + f'<table class="judged"><thead><tr><th>relevant doc</th><th>grade</th><th>title</th>{head}</tr></thead>'
-            f"<tbody>{''.join(judged_rows)}</tbody></table>" + "".join(missed_blocks) + "</details>"
-        )
-    sid = slug(name)
+    ordered = sorted(by_query.items(), key=worst_first)
+    items = [_query_item(qid, per_arm, rec_arms, i == 0) for i, (qid, per_arm) in enumerate(ordered)]
+    sid = _id(name)
     return (
         f'<div class="controls"><input type="search" class="filter" data-target="dd-{sid}" '
         f'placeholder="filter by query id or text"> <select class="sort" data-target="dd-{sid}">'
@@ -314,7 +255,7 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24
 h1{font-size:22px;margin-bottom:4px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #d8dde6;padding-bottom:4px}
 h3{font-size:15px;margin-top:20px}.meta{color:#5a6478;font-size:13px}.meta code{background:#f1f3f7;padding:1px 4px;border-radius:3px}
 table{border-collapse:collapse;margin:8px 0 12px;font-size:13px}th,td{border:1px solid #d8dde6;padding:4px 8px;text-align:right}
-th{background:#f4f6fa}th[scope=row],td:first-child{text-align:left}.ci{color:#6b7485;font-size:11px}.sig{color:#b3261e;font-weight:600}
+th{background:#f4f6fa}th[scope=row],td:first-child{text-align:left}.ci{color:#6b7485;font-size:11px}.sig{color:#b3261e;font-weight:600}.dim{color:#6b7485}
 .plot{max-width:100%;height:auto;display:block;margin:8px 0}.grid{stroke:#e5e8ee}.axis{stroke:#333}.paper{stroke:#222;stroke-dasharray:4 3;stroke-width:2}
 .tick{font-size:11px;fill:#4a5263}.label{font-size:12px;fill:#1d2433}.pos{fill:#2e7d32}.neg{fill:#c62828}.zero{fill:#9e9e9e}
 .pos-text{color:#2e7d32}.neg-text{color:#c62828}.zero-text{color:#777}.muted{color:#777}
@@ -342,41 +283,58 @@ window.onerror=function(msg){var d=document.createElement('pre');d.id='js-error'
 """
 
 
-def render_html(run_dir: Path, *, compare_arm: str = "hybrid", baseline_arm: str = "lexical") -> str:
+def _section(
+    name: str, results: RunResults, data: tuple[list[QueryScores], list[EvalRecord]], pair: tuple[str, str]
+) -> str:
+    ds = results.datasets[name]
+    per_query, records = data
+    compare, baseline = pair
+    sid = _id(name)
+    tables = to_html(arm_table(name, ds))
+    if ds.significance:
+        tables += to_html(significance_table(name, ds.significance), css_class="sig-table")
+    return (
+        f'<section class="dataset" id="dataset-{sid}"><h2>{escape(name)}</h2>{tables}'
+        f"<h3>Per-query nDCG@10 delta: {escape(compare)} − {escape(baseline)}</h3>"
+        + _delta_plot(name, _deltas(per_query, records, name, compare, baseline), compare, baseline)
+        + f'<h3>Per-query drill-down</h3><div class="drilldown" id="drilldown-{sid}">'
+        + _drilldown(name, records, results.arms)
+        + "</div></section>"
+    )
+
+
+def _pair(records: Sequence[EvalRecord], results: RunResults) -> tuple[str, str]:
+    """(compared, baseline) arms: the records' comparison, else the last arm against the first."""
+    if records:
+        return records[0].comparison.arm, records[0].comparison.baseline_arm
+    arms = results.arms
+    return arms[-1], arms[0]
+
+
+def render_html(run_dir: Path) -> str:
     """The whole report as one HTML string."""
-    results = load_results(run_dir)
+    results = RunResults.load(run_dir)
     records = load_records(run_dir, required=False)
-    per_query = load_per_query(run_dir)
-    manifest = results.get("manifest") or {}
-    datasets: Mapping[str, Any] = results["datasets"]
-    arms = list(dict.fromkeys(a for d in datasets.values() for a in (d.get("arms") or {})))
-    colors = _arm_colors(arms)
-    meta = " · ".join(f"{k} <code>{escape(v)}</code>" for k, v in run_facts(manifest))
-    run_id = str(manifest.get("run_id") or Path(run_dir).name)
-    sections = []
-    for name, data in datasets.items():
-        sid = slug(name)
-        deltas = _deltas(per_query, records, name, compare_arm, baseline_arm)
-        sections.append(
-            f'<section class="dataset" id="dataset-{sid}"><h2>{escape(name)}</h2>'
-            + _dataset_table(name, data)
-            + f"<h3>Per-query nDCG@10 delta: {escape(compare_arm)} − {escape(baseline_arm)}</h3>"
-            + _delta_plot(name, deltas, compare_arm, baseline_arm)
-            + f'<h3>Per-query drill-down</h3><div class="drilldown" id="drilldown-{sid}">'
-            + _drilldown(name, records, arms)
-            + "</div></section>"
-        )
+    data = (load_per_query(run_dir), records)
+    manifest = results.manifest
+    meta = " · ".join(f"{k} <code>{escape(v)}</code>" for k, v in manifest.facts())
+    paper = paper_table(results)
+    sections = "".join(_section(name, results, data, _pair(records, results)) for name in results.datasets)
     return (
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-        f'<meta name="viewport" content="width=device-width,initial-scale=1"><title>R2MED harness run {escape(run_id)}</title>'
-        f"<style>{STYLE}</style></head><body>"
-        f'<h1>R2MED harness run <code>{escape(run_id)}</code></h1><p class="meta">{meta}</p>'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<title>R2MED harness run {escape(manifest.run_id)}</title><style>{STYLE}</style></head><body>"
+        f'<h1>R2MED harness run <code>{escape(manifest.run_id)}</code></h1><p class="meta">{meta}</p>'
         '<h2 id="overview">nDCG@10 by dataset and arm</h2>'
-        + _ndcg_plot(datasets, arms, colors)
+        + _ndcg_plot(results, _arm_colors(results.arms))
         + '<h2 id="paper">Paper baselines (R2MED, nDCG@10)</h2>'
-        + _paper_table(datasets)
-        + "".join(sections)
+        + (
+            to_html(paper)
+            if paper.rows
+            else '<p id="paper-baselines">No paper baselines for these datasets.</p>'
+        )
+        + sections
         + f"<p class=muted>nDCG@10 with 95% bootstrap CI; {SIG_MARK}X = significantly different from arm X "
         "(paired test, Holm-corrected).</p>" + f"<script>{SCRIPT}</script></body></html>"
     )
@@ -385,6 +343,5 @@ def render_html(run_dir: Path, *, compare_arm: str = "hybrid", baseline_arm: str
 def write_html(run_dir: Path, out: Path | None = None) -> Path:
     """Write the report (default ``RUN_DIR/report.html``) and return its path."""
     target = Path(out) if out is not None else Path(run_dir) / "report.html"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_html(run_dir), encoding="utf-8")
+    write_text_atomic(target, render_html(run_dir))
     return target

@@ -1,17 +1,23 @@
-"""Record sinks: where evaluation records go.
+"""Record sinks: where evaluation records go, chosen by name through ``SINKS``.
 
-``SINKS`` maps a sink name to its class: ``es`` (an Elasticsearch cluster, the searched
-one or another; takes an ``elasticsearch.Elasticsearch``) and ``jsonl`` (a file). Every
-sink writes idempotently per (run, dataset, arm, query).
+``es`` writes to the cluster that takes records (the searched one, or ``--records-url``)
+for Kibana; ``jsonl`` writes ``records.jsonl`` in the run directory. Every sink writes
+idempotently per (run, dataset, arm, query). A sink is built from a :class:`SinkTarget`.
 """
 
 from __future__ import annotations
 
-from harness.sinks._base import RecordSink
+from collections.abc import Callable
+
+from harness.results import RECORDS_FILE
+from harness.sinks._base import RecordSink, SinkTarget
 from harness.sinks._es import ALIAS, DEFAULT_INDEX, TEMPLATE_NAME, EsSink, index_template
 from harness.sinks._jsonl import JsonlSink
 
-SINKS: dict[str, type[EsSink] | type[JsonlSink]] = {"es": EsSink, "jsonl": JsonlSink}
+SINKS: dict[str, Callable[[SinkTarget], RecordSink]] = {
+    "jsonl": lambda target: JsonlSink(target.run_dir / RECORDS_FILE),
+    "es": lambda target: EsSink(target.client),
+}
 
 __all__ = [
     "ALIAS",
@@ -21,5 +27,6 @@ __all__ = [
     "EsSink",
     "JsonlSink",
     "RecordSink",
+    "SinkTarget",
     "index_template",
 ]

@@ -16,9 +16,10 @@ from typing import Any
 from elasticsearch import ApiError, Elasticsearch, TransportError
 from elasticsearch.helpers import streaming_bulk
 
-from harness.inspect._records import record_id
+from harness._errors import RunError
+from harness.results import EvalRecord
 from harness.sinks._base import SinkBase
-from indexer import BulkIndexError, ConnectionFailed, RunError
+from indexer import BulkIndexError, ConnectionFailed
 
 TEMPLATE_NAME = "harness-eval"
 DEFAULT_INDEX = "harness-eval-v1"
@@ -60,7 +61,7 @@ class EsSink(SinkBase):
             raise ConnectionFailed(f"could not install index template {TEMPLATE_NAME!r}") from exc
         self._template_installed = True
 
-    def write(self, records: Iterable[Mapping[str, Any]]) -> int:
+    def write(self, records: Iterable[EvalRecord]) -> int:
         if not self._template_installed:
             self.install_template()
         written = 0
@@ -94,16 +95,9 @@ class EsSink(SinkBase):
         if self._template_installed:
             self._refresh()
 
-    def _actions(self, records: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    def _actions(self, records: Iterable[EvalRecord]) -> Iterator[dict[str, Any]]:
         for record in records:
-            try:
-                _id = record_id(record["run_id"], record["dataset"], record["arm"], record["query"]["id"])
-            except (KeyError, TypeError) as exc:
-                raise RunError(
-                    f"expected an evaluation record with run_id, dataset, arm and query.id, found keys "
-                    f"{sorted(record)}"
-                ) from exc
-            yield {"_op_type": "index", "_index": self.index, "_id": _id, "_source": record}
+            yield {"_op_type": "index", "_index": self.index, "_id": record.id, "_source": record.to_json()}
 
     def _refresh(self) -> None:
         try:

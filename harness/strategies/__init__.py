@@ -1,30 +1,48 @@
-"""Retrieval strategies: one module per arm, each building its own search body.
+"""Retrieval strategies and the arms built from them: one module per strategy, one registration each.
 
-``STRATEGIES`` maps an arm kind to its class; the runner picks from it, never
-with if/elif chains. Client-side fusion (the ``hybrid`` arm) is not a strategy:
-it fuses the lexical and vector runs with ranx (see :mod:`harness.eval`).
+``ARMS`` maps an arm name to its spec (a :class:`SearchArm` with the strategy that builds
+its search bodies, or a :class:`FusedArm` fused on the client with ranx); ``MODES`` names
+the arms each ``harness run`` mode runs. The runner reads what each arm needs (a query
+vector, an engine capability, other arms) from these specs and decides nothing by name.
+Adding an arm: a strategy module, and one line in ``ARMS`` (plus its mode).
 """
 
+from harness.strategies._arms import Arm, FusedArm, SearchArm
 from harness.strategies._base import QueryInput, RetrievalStrategy, SearchContext
 from harness.strategies._engine_hybrid import EngineLinear, EngineRRF
 from harness.strategies._lexical import LEXICAL_FIELDS, Lexical
 from harness.strategies._vector import Vector
 
-STRATEGIES: dict[str, type[RetrievalStrategy]] = {
-    "lexical": Lexical,
-    "vector": Vector,
-    "engine-rrf": EngineRRF,
-    "engine-linear": EngineLinear,
+ARMS: dict[str, Arm] = {
+    arm.name: arm
+    for arm in (
+        SearchArm("lexical", Lexical),
+        SearchArm("vector", Vector, compare_to=("lexical",)),
+        FusedArm("hybrid", ("lexical", "vector"), compare_to=("lexical", "vector")),
+        SearchArm("hybrid-engine-rrf", EngineRRF, compare_to=("hybrid",)),
+        SearchArm("hybrid-engine-linear", EngineLinear, compare_to=("hybrid",)),
+    )
+}
+
+#: the arms each mode runs, in report order (arms whose capability the engine lacks are skipped)
+MODES: dict[str, tuple[str, ...]] = {
+    "lexical": ("lexical",),
+    "vector": ("vector",),
+    "hybrid": ("lexical", "vector", "hybrid", "hybrid-engine-rrf", "hybrid-engine-linear"),
 }
 
 __all__ = [
+    "ARMS",
     "LEXICAL_FIELDS",
-    "STRATEGIES",
+    "MODES",
+    "Arm",
     "EngineLinear",
     "EngineRRF",
+    "FusedArm",
     "Lexical",
     "QueryInput",
     "RetrievalStrategy",
+    "SearchArm",
     "SearchContext",
     "Vector",
 ]

@@ -33,7 +33,6 @@ class SearchContext:
 class RetrievalStrategy(ABC):
     """Builds one search body per query; the engine runs them in batched msearch requests."""
 
-    kind: ClassVar[str]
     needs_vector: ClassVar[bool] = False
     needs_capability: ClassVar[str | None] = None  # a retriever the engine must offer
 

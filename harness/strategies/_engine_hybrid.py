@@ -25,7 +25,6 @@ class _EngineHybrid(RetrievalStrategy):
 
 
 class EngineRRF(_EngineHybrid):
-    kind: ClassVar[str] = "engine-rrf"
     needs_capability: ClassVar[str | None] = "rrf"
 
     def body(self, query: QueryInput) -> dict[str, Any]:
@@ -42,7 +41,6 @@ class EngineRRF(_EngineHybrid):
 
 
 class EngineLinear(_EngineHybrid):
-    kind: ClassVar[str] = "engine-linear"
     needs_capability: ClassVar[str | None] = "linear"
 
     def body(self, query: QueryInput) -> dict[str, Any]:

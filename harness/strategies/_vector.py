@@ -2,14 +2,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from harness._errors import RunError
 from harness.strategies._base import QueryInput, RetrievalStrategy
-from indexer import RunError
 
 
 class Vector(RetrievalStrategy):
     """Approximate kNN over the model's dense_vector field (k = depth, num_candidates ≥ 10 × k)."""
 
-    kind: ClassVar[str] = "vector"
     needs_vector: ClassVar[bool] = True
 
     def knn(self, query: QueryInput) -> dict[str, Any]:

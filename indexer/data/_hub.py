@@ -9,10 +9,10 @@ exists; a cached snapshot is used without touching the network.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexer._env import from_env
 from indexer._exceptions import ConfigError, DataError
 from indexer.data import _r2med
 from indexer.data._model import Dataset
@@ -62,7 +62,7 @@ def repo_id(name: str) -> str:
 
 
 def _data_dir_folder(name: str) -> Path | None:
-    base = os.environ.get(DATA_DIR_ENV)
+    base = from_env("data").get("r2med_dir")
     if not base:
         return None
     return Path(base).expanduser() / name

@@ -366,11 +366,19 @@ def stream_documents(file: DataFile, keys: CorpusKeys, stamp: tuple[int, int]) -
             yield Document(str(doc_id), obj[keys.text], obj.get(keys.title) or "")
 
 
-def assemble(layout: Layout, problems: Problems, reload: Callable[[str | None], Dataset]) -> Dataset:
-    """Read and cross-check every file of ``layout``; raise DataError on any error, else build the Dataset."""
-    qfile = layout.queries
+@dataclass(slots=True)
+class _Corpus:
+    """What one streaming pass over the corpus found: ids by line, a content hash, counts."""
 
-    # queries
+    lines: dict[str, int]
+    hash: OrderFreeHash
+    words: int = 0
+    with_title: int = 0
+
+
+def _read_queries(layout: Layout, problems: Problems) -> dict[str, tuple[str, int]]:
+    """Query id -> (text, line); duplicates and empty texts reported."""
+    qfile = layout.queries
     queries: dict[str, tuple[str, int]] = {}
     for line, obj in json_records(qfile, problems):
         qid = get_id(obj, layout.query_id_key, qfile, line, problems)
@@ -391,7 +399,11 @@ def assemble(layout: Layout, problems: Problems, reload: Callable[[str | None], 
             )
         queries[qid] = (text, line)
 
-    # qrels
+    return queries
+
+
+def _read_qrels(layout: Layout, problems: Problems) -> dict[str, dict[str, Judgment]]:
+    """Query id -> document id -> judgment; duplicates, conflicts and zero grades reported."""
     judged: dict[str, dict[str, Judgment]] = {}
     for j in layout.read_qrels(layout.qrels, problems):
         docs = judged.setdefault(j.qid, {})
@@ -422,6 +434,17 @@ def assemble(layout: Layout, problems: Problems, reload: Callable[[str | None], 
                 f'expected a positive grade, found 0 for ("{j.qid}", "{j.docid}"); kept as non-relevant',
             )
         docs[j.docid] = j
+    return judged
+
+
+def _check_judged_queries(
+    layout: Layout,
+    queries: dict[str, tuple[str, int]],
+    judged: dict[str, dict[str, Judgment]],
+    problems: Problems,
+) -> None:
+    """Judged queries must exist; queries without any judgment (or only grade 0) are reported."""
+    qfile = layout.queries
     for qid, docs in judged.items():
         if qid not in queries:
             first = min(docs.values(), key=lambda x: x.line)
@@ -448,12 +471,12 @@ def assemble(layout: Layout, problems: Problems, reload: Callable[[str | None], 
                 f'expected judgments for query "{qid}" in {layout.qrels.name}, found none; left out of evaluation',
             )
 
-    # corpus: one streaming pass
+
+def _scan_corpus(layout: Layout, judged: dict[str, dict[str, Judgment]], problems: Problems) -> _Corpus:
+    """One streaming pass: ids, hash and counts; judged documents missing from the corpus reported."""
     cfile = layout.corpus
-    stamp = cfile.stamp()
-    doc_lines: dict[str, int] = {}
-    corpus_hash = OrderFreeHash("corpus")
-    words = with_title = 0
+    found = _Corpus({}, OrderFreeHash("corpus"))
+    doc_lines = found.lines
     for line, obj in json_records(cfile, problems):
         doc = parse_document(obj, layout.corpus_keys, cfile, line, problems)
         if doc is None:
@@ -474,9 +497,9 @@ def assemble(layout: Layout, problems: Problems, reload: Callable[[str | None], 
                 line,
                 f'expected document text for "{doc.id}", found an empty text',
             )
-        corpus_hash.add(doc.id, doc.title, doc.text)
-        words += len(doc.title.split()) + len(doc.text.split())
-        with_title += bool(doc.title)
+        found.hash.add(doc.id, doc.title, doc.text)
+        found.words += len(doc.title.split()) + len(doc.text.split())
+        found.with_title += bool(doc.title)
     for docs in judged.values():
         for j in docs.values():
             if j.docid not in doc_lines:
@@ -488,63 +511,79 @@ def assemble(layout: Layout, problems: Problems, reload: Callable[[str | None], 
                     "(it counts in the ideal ranking) but can never be retrieved",
                 )
 
-    # expansions
-    evaluated = [qid for qid in queries if qid in judged]
+    return found
+
+
+def _read_expansions(
+    layout: Layout, queries: dict[str, tuple[str, int]], evaluated: list[str], problems: Problems
+) -> dict[tuple[str, str], dict[str, str]]:
+    """(method, llm) -> query id -> generated text, for every expansion file of the layout."""
+    qfile = layout.queries
     expansions: dict[tuple[str, str], dict[str, str]] = {}
     for method, llm, efile in layout.expansions:
-        seen: dict[str, int] = {}
-        texts: dict[str, str] = {}
-        for line, obj in json_records(efile, problems):
-            qid = get_id(obj, "id", efile, line, problems)
-            hy_doc = get_text(obj, "hy_doc", efile, line, problems)
-            if qid is None or hy_doc is None:
-                continue
-            if qid not in queries:
-                problems.error(
-                    "unknown-query",
-                    efile.name,
-                    line,
-                    f'expected a query id from {qfile.name}, found "{qid}" which is not there',
-                )
-                continue
-            if qid in seen:
-                problems.error(
-                    "duplicate-id",
-                    efile.name,
-                    line,
-                    f'expected one expansion per query, found "{qid}" again (first at line {seen[qid]})',
-                )
-                continue
-            seen[qid] = line
-            if not hy_doc.strip():
-                problems.error(
-                    "empty-text", efile.name, line, f'expected a non-empty "hy_doc" for "{qid}", found ""'
-                )
-            query_text = obj.get("text")
-            if isinstance(query_text, str) and query_text != queries[qid][0]:
-                problems.warning(
-                    "expansion-text-differs",
-                    efile.name,
-                    line,
-                    f'expected "text" to repeat query "{qid}" from {qfile.name}, found a different text',
-                )
-            texts[qid] = hy_doc
-        for qid in evaluated:
-            if qid not in seen:
-                problems.error(
-                    "missing-expansion",
-                    qfile.name,
-                    queries[qid][1],
-                    f'expected an expansion in {efile.name} for judged query "{qid}", found none',
-                )
-        expansions[(method, llm)] = {qid: texts[qid] for qid in evaluated if qid in texts}
+        expansions[(method, llm)] = _read_expansion_file(efile, queries, evaluated, qfile.name, problems)
+    return expansions
 
-    problems.raise_if_errors(f"dataset {layout.name} ({layout.source})")
 
-    out_queries = {qid: queries[qid][0] for qid in evaluated}
-    qrels = {qid: {d: j.grade for d, j in judged[qid].items()} for qid in evaluated}
+def _read_expansion_file(
+    efile: DataFile, queries: dict[str, tuple[str, int]], evaluated: list[str], qname: str, problems: Problems
+) -> dict[str, str]:
+    seen: dict[str, int] = {}
+    texts: dict[str, str] = {}
+    for line, obj in json_records(efile, problems):
+        qid = get_id(obj, "id", efile, line, problems)
+        hy_doc = get_text(obj, "hy_doc", efile, line, problems)
+        if qid is None or hy_doc is None:
+            continue
+        if qid not in queries:
+            problems.error(
+                "unknown-query",
+                efile.name,
+                line,
+                f'expected a query id from {qname}, found "{qid}" which is not there',
+            )
+            continue
+        if qid in seen:
+            problems.error(
+                "duplicate-id",
+                efile.name,
+                line,
+                f'expected one expansion per query, found "{qid}" again (first at line {seen[qid]})',
+            )
+            continue
+        seen[qid] = line
+        if not hy_doc.strip():
+            problems.error(
+                "empty-text", efile.name, line, f'expected a non-empty "hy_doc" for "{qid}", found ""'
+            )
+        query_text = obj.get("text")
+        if isinstance(query_text, str) and query_text != queries[qid][0]:
+            problems.warning(
+                "expansion-text-differs",
+                efile.name,
+                line,
+                f'expected "text" to repeat query "{qid}" from {qname}, found a different text',
+            )
+        texts[qid] = hy_doc
+    for qid in evaluated:
+        if qid not in seen:
+            problems.error(
+                "missing-expansion",
+                qname,
+                queries[qid][1],
+                f'expected an expansion in {efile.name} for judged query "{qid}", found none',
+            )
+    return {qid: texts[qid] for qid in evaluated if qid in texts}
+
+
+def _fingerprint(
+    corpus: _Corpus,
+    queries: dict[str, str],
+    qrels: dict[str, dict[str, int]],
+    expansions: dict[tuple[str, str], dict[str, str]],
+) -> Fingerprint:
     qh, rh, eh = OrderFreeHash("queries"), OrderFreeHash("qrels"), OrderFreeHash("expansions")
-    for qid, text in out_queries.items():
+    for qid, text in queries.items():
         qh.add(qid, text)
     for qid, graded in qrels.items():
         for docid, grade in graded.items():
@@ -552,19 +591,36 @@ def assemble(layout: Layout, problems: Problems, reload: Callable[[str | None], 
     for (method, llm), per_query in expansions.items():
         for qid, text in per_query.items():
             eh.add(method, llm, qid, text)
-    parts = {"corpus": corpus_hash.hexdigest(), "queries": qh.hexdigest(), "qrels": rh.hexdigest()}
-    fingerprint = Fingerprint(expansions=eh.hexdigest(), combined=combine(**parts), **parts)
-    keys = layout.corpus_keys
+    parts = {"corpus": corpus.hash.hexdigest(), "queries": qh.hexdigest(), "qrels": rh.hexdigest()}
+    return Fingerprint(expansions=eh.hexdigest(), combined=combine(**parts), **parts)
+
+
+def assemble(layout: Layout, problems: Problems, reload: Callable[[str | None], Dataset]) -> Dataset:
+    """Read and cross-check every file of ``layout``; raise DataError on any error, else build the Dataset."""
+    queries = _read_queries(layout, problems)
+    judged = _read_qrels(layout, problems)
+    _check_judged_queries(layout, queries, judged, problems)
+    stamp = layout.corpus.stamp()
+    corpus = _scan_corpus(layout, judged, problems)
+    evaluated = [qid for qid in queries if qid in judged]
+    expansions = _read_expansions(layout, queries, evaluated, problems)
+    problems.raise_if_errors(f"dataset {layout.name} ({layout.source})")
+
+    out_queries = {qid: queries[qid][0] for qid in evaluated}
+    qrels = {qid: {d: j.grade for d, j in judged[qid].items()} for qid in evaluated}
+    cfile, keys = layout.corpus, layout.corpus_keys
     return Dataset(
         name=layout.name,
         split=layout.split,
         source=layout.source,
         format=layout.format,
-        corpus_stats=CorpusStats(documents=len(doc_lines), words=words, with_title=with_title),
+        corpus_stats=CorpusStats(
+            documents=len(corpus.lines), words=corpus.words, with_title=corpus.with_title
+        ),
         queries=out_queries,
         qrels=qrels,
         expansions=expansions,
-        fingerprint=fingerprint,
+        fingerprint=_fingerprint(corpus, out_queries, qrels, expansions),
         warnings=tuple(problems.warnings),
         unjudged_queries=len(queries) - len(evaluated),
         splits=layout.splits,

@@ -20,7 +20,6 @@ from indexer.embed._embedder import (
     CachedEmbedder,
     EmbedStats,
     document_text,
-    embedding_progress,
 )
 from indexer.embed._encoder import DEFAULT_BATCH_SIZE, Encoder, EncoderStats, batch_order, l2_normalize
 from indexer.embed._models import (
@@ -58,7 +57,6 @@ __all__ = [
     "default_cache_dir",
     "default_embedding_cache_dir",
     "document_text",
-    "embedding_progress",
     "field_name_for",
     "known_models",
     "l2_normalize",

@@ -4,25 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from itertools import islice
 
 import numpy as np
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
 
 from indexer._exceptions import EmbeddingError
+from indexer._progress import progress as show_progress
 from indexer.embed._cache import EmbeddingCache, spec_key
 from indexer.embed._encoder import Encoder
 from indexer.embed._models import ModelSpec
@@ -44,33 +32,6 @@ class EmbedStats:
     @property
     def texts_per_s(self) -> float:
         return self.texts / self.seconds if self.seconds > 0 else 0.0
-
-
-class _RateColumn(ProgressColumn):
-    def __init__(self, unit: str) -> None:
-        super().__init__()
-        self.unit = unit
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        if speed is None and task.elapsed:
-            speed = task.completed / task.elapsed
-        return Text(
-            f"{speed:,.1f} {self.unit}/s" if speed else f"? {self.unit}/s", style="progress.data.speed"
-        )
-
-
-def embedding_progress(console: Console | None = None, unit: str = "docs") -> Progress:
-    """A rich progress bar with a docs/s column (on stderr by default)."""
-    return Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        _RateColumn(unit),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console or Console(stderr=True),
-    )
 
 
 def document_text(title: str | None, text: str | None, sep: str = " ") -> str:
@@ -155,24 +116,23 @@ class CachedEmbedder:
         progress: bool = False,
         total: int | None = None,
         description: str | None = None,
+        on_progress: Callable[[int], None] | None = None,
     ) -> Iterator[tuple[list[str], np.ndarray]]:
         """Stream ``(ids, vectors)`` for ``(id, text)`` pairs, one window at a time, in input order.
 
         Memory is bounded by the window size. A window's new vectors are
         committed to the cache before it is yielded, so a crash loses at most
-        the window in progress.
+        the window in progress. ``progress`` shows a progress display;
+        ``on_progress`` is told of every text done (from the cache or the model).
         """
         iterator = iter(docs)
-        bar: AbstractContextManager[Progress | None] = embedding_progress() if progress else nullcontext()
-        with bar as live:
-            advance: Callable[[int], None] | None = None
-            if live is not None:
-                task = live.add_task(
-                    description or f"embedding {self.spec.model_id.rsplit('/', 1)[-1]}", total=total
-                )
+        what = description or f"embedding {self.spec.model_id.rsplit('/', 1)[-1]}"
+        with show_progress(what, total, unit="docs", enabled=progress) as bar:
 
-                def advance(n: int) -> None:
-                    live.advance(task, n)
+            def advance(n: int) -> None:
+                bar.advance(n)
+                if on_progress is not None:
+                    on_progress(n)
 
             while True:
                 chunk = list(islice(iterator, self.window))

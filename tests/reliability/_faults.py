@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -100,15 +101,40 @@ class Harness:
             self.proc.wait(timeout=30)
 
 
-def start_harness(argv: list[str], logs: Path) -> Harness:
+def _as_background_job() -> None:
+    """What a shell does to a background job (``cmd &`` in a script, many CI runners): SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def start_harness(argv: list[str], logs: Path, *, background: bool = False) -> Harness:
+    """``python -m harness ARGV``; ``background`` starts it the way a shell starts ``cmd &`` (SIGINT ignored)."""
     logs.mkdir(parents=True, exist_ok=True)
     out, err = logs / "stdout.txt", logs / "stderr.txt"
     env = {**os.environ, "COLUMNS": "250", "PYTHONUNBUFFERED": "1"}
     with out.open("wb") as fo, err.open("wb") as fe:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "harness", *argv], cwd=REPO, stdout=fo, stderr=fe, env=env
+            [sys.executable, "-m", "harness", *argv],
+            cwd=REPO,
+            stdout=fo,
+            stderr=fe,
+            env=env,
+            preexec_fn=_as_background_job if background else None,
         )
     return Harness(proc, out, err)
+
+
+def while_stopped(harness: Harness, check: Callable[[], Any], act: Callable[[], None]) -> Any:
+    """Freeze the harness (SIGSTOP), run ``check`` on the frozen state, ``act`` (send a signal, kill
+    the node...), then thaw it (SIGCONT). The harness cannot make progress between the check and the
+    act, so a test that cuts it mid-way never depends on how fast the machine is."""
+    harness.proc.send_signal(signal.SIGSTOP)
+    try:
+        value = check()
+        act()
+    finally:
+        if harness.proc.poll() is None:
+            harness.proc.send_signal(signal.SIGCONT)
+    return value
 
 
 def poll(what: str, check: Callable[[], Any], timeout_s: float, interval_s: float = 0.02) -> Any:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from tests.reliability._faults import (
     one_summary,
     poll,
     start_harness,
+    while_stopped,
     writes_settled,
 )
 
@@ -77,8 +79,12 @@ def _prepare(client: Elasticsearch, url: str, folder: Path, capfd: pytest.Captur
     return Setup(folder, first.alias, first.index, index, corpus_ids(folder))
 
 
-def _cut_midway(client: Elasticsearch, setup: Setup, harness: Harness) -> tuple[int, set[str | None]]:
-    """Wait until CUT_AT documents are in; watch the alias all along. Returns (count seen, alias targets)."""
+def _cut_midway(
+    client: Elasticsearch, setup: Setup, harness: Harness, act: Callable[[], None]
+) -> tuple[int, set[str | None]]:
+    """Once CUT_AT documents are in, freeze the harness, count what landed, ``act`` (signal it, kill the
+    node), and let it go on. Returns (count, alias targets seen all along). Frozen, the load cannot
+    finish between the count and the act, however the machine schedules the processes."""
     seen: set[str | None] = set()
 
     def enough() -> int:
@@ -87,7 +93,12 @@ def _cut_midway(client: Elasticsearch, setup: Setup, harness: Harness) -> tuple[
         n = live_count(client, setup.index)
         return n if n >= CUT_AT else 0
 
-    count: int = poll(f"{CUT_AT} documents in {setup.index}", enough, timeout_s=90, interval_s=0.05)
+    def settled_count() -> int:
+        writes_settled(client)  # the bulk request in flight when it froze still lands
+        return live_count(client, setup.index)
+
+    poll(f"{CUT_AT} documents in {setup.index}", enough, timeout_s=90, interval_s=0.05)
+    count: int = while_stopped(harness, settled_count, act)
     assert count < N_DOCS, "the load finished before it could be cut: make it longer"
     return count, seen
 
@@ -139,8 +150,7 @@ def test_node_killed_mid_index_then_the_rerun_resumes(
     setup = _prepare(client, url, tmp_path / "fault-node-kill", capfd)
     harness = start_harness(_argv(setup.folder, url), tmp_path / "logs")
     try:
-        before_kill, seen = _cut_midway(client, setup, harness)
-        node.kill()
+        before_kill, seen = _cut_midway(client, setup, harness, node.kill)
         killed_at = time.monotonic()
         code = harness.wait(timeout_s=90)
         exit_s = time.monotonic() - killed_at
@@ -173,10 +183,10 @@ def test_harness_interrupted_mid_index_then_the_rerun_resumes(
     url = node.config.url
     client = client_for(url)
     setup = _prepare(client, url, tmp_path / f"fault-{sig.name.lower()}", capfd)
-    harness = start_harness(_argv(setup.folder, url), tmp_path / "logs")
+    # started as a shell starts a background job (SIGINT ignored): Ctrl-C / kill -INT must still stop it
+    harness = start_harness(_argv(setup.folder, url), tmp_path / "logs", background=True)
     try:
-        before, seen = _cut_midway(client, setup, harness)
-        harness.proc.send_signal(sig)
+        before, seen = _cut_midway(client, setup, harness, lambda: harness.proc.send_signal(sig))
         signalled_at = time.monotonic()
         code = harness.wait(timeout_s=60)
         exit_s = time.monotonic() - signalled_at

@@ -9,6 +9,7 @@ search of the first dataset's queries again (its per-index search counter proves
 from __future__ import annotations
 
 import json
+import signal
 import time
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from tests.reliability._faults import (
     search_total,
     start_harness,
     summaries,
+    while_stopped,
 )
 
 RETRIES = 3
@@ -113,3 +115,41 @@ def test_node_down_mid_run_fails_clearly_and_the_rerun_resumes(
     )
     for name in (index_a, index_b):
         client.indices.delete(index=name)
+
+
+def test_ctrl_c_mid_search_stops_at_once_and_sends_nothing_more(
+    node: ManagedNode, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """SIGINT while searches are in flight: exit 130 with the resume hint, and the searches not yet sent
+    are cancelled (the pool used to run every queued batch to the end before Ctrl-C took effect). The
+    harness is started the way a shell starts a background job (SIGINT ignored): the signal still counts."""
+    url = node.config.url
+    client = client_for(url)
+    data = scifact_subset(tmp_path / "sigint-search", n_docs=300, n_test=300, n_train=5)
+    code = harness_main(["index", "--dataset", str(data), "--no-vectors", "--url", url, "--no-progress"])
+    out = capfd.readouterr()
+    assert code == 0, out.err
+    (summary,) = summaries(out.out)
+    base = search_total(client, summary.index)
+    run_dir = tmp_path / "run-sigint"
+    argv = [
+        "run", "lexical", "--dataset", str(data), "--output", str(run_dir), "--records", "jsonl",
+        "--no-progress", "--url", url, "--batch-size", "1", "--concurrency", "1",
+    ]  # fmt: skip
+    harness = start_harness(argv, tmp_path / "logs-sigint", background=True)
+    try:
+        poll("20 searches", lambda: search_total(client, summary.index) - base >= 20, timeout_s=120)
+        sent = while_stopped(
+            harness,
+            lambda: search_total(client, summary.index) - base,
+            lambda: harness.proc.send_signal(signal.SIGINT),
+        )
+        code = harness.wait(timeout_s=60)
+    finally:
+        harness.stop()
+    total = search_total(client, summary.index) - base
+    assert code == 130, harness.stderr
+    assert "interrupted" in harness.stderr and "Traceback" not in harness.stderr
+    assert total <= sent + 2 < N_B, f"{total} searches after the interrupt at {sent} (of {N_B} queries)"
+    assert not (run_dir / "results.json").exists()
+    print(f"\nfault: SIGINT after {sent} of {N_B} searches; exit {code}; {total - sent} more searches ran")

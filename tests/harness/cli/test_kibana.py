@@ -16,9 +16,10 @@ from typing import Any, ClassVar
 
 import pytest
 
+from harness import RunError
 from harness.cli import main
 from harness.inspect import KibanaAuth, import_saved_objects, saved_object_files
-from indexer import ConfigError, ConnectionFailed, RunError
+from indexer import ConfigError, ConnectionFailed
 
 
 class _Endpoint(BaseHTTPRequestHandler):

@@ -18,7 +18,8 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_report_prints_tables(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", str(run_dir)]) == 0
     out = capsys.readouterr().out
-    assert "Biology" in out and "sample" in out and "†lexical" in out and "NV-Embed-v2" in out
+    assert "Biology" in out and "sample" in out and "†hybrid" in out and "base retriever/nv-embed-v2" in out
+    assert "0.1920" in out  # the paper's BM25 row
 
 
 def test_report_html_writes_one_file(
@@ -41,4 +42,4 @@ def test_errors_are_clear(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureF
     assert main(["failures", str(run_dir), "--arm", "nope"]) == 1
     assert "expected one of hybrid, lexical, vector" in capsys.readouterr().err
     assert main(["report", str(tmp_path)]) == 1
-    assert "is not a run directory" in capsys.readouterr().err
+    assert "is not a finished run directory: expected results.json in it" in capsys.readouterr().err

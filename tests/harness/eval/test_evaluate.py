@@ -8,8 +8,9 @@ import random
 import ir_measures
 import pytest
 
+from harness import RunError
 from harness.eval import DEFAULT_MEASURES, Measure, evaluate, rank
-from indexer import DataError, RunError
+from indexer import DataError
 
 from .conftest import synthetic_run
 

@@ -16,7 +16,7 @@ from harness.eval import (
     optimize_fusion,
     sort_run,
 )
-from indexer import ConfigError, RunError
+from indexer import ConfigError
 
 from .conftest import synthetic_run
 
@@ -165,8 +165,38 @@ def test_fuse_rejects_bad_arm_sets(arms):
         fuse({"lexical": runs["lexical"]}, "rrf")
     with pytest.raises(ConfigError, match="1 weights for 2 arms"):
         fuse(runs, "wsum:weights=0.5")
-    with pytest.raises(RunError, match="no results for any"):
-        fuse({"a": runs["lexical"], "b": {q: {} for q in runs["lexical"]}}, "rrf")
+
+
+@pytest.mark.parametrize(
+    "spec", ["rrf", "rrf:k=10", "isr", "combsum", "combmnz", "wsum:weights=0.4/0.6", "combsum:norm=zmuv"]
+)
+def test_an_arm_with_no_results_at_all_fuses_as_zero(arms, spec):
+    """Defect: one query whose lexical arm found nothing (``okra``) made the fusion fail ("no results for
+    any of 1 queries"). An arm without any result now contributes 0: the fused run equals the fusion with
+    that arm holding results that share no document with the other arm, minus those results."""
+    _, runs = arms
+    vector = runs["vector"]
+    qids = sorted(vector)
+    empty = {q: {} for q in qids}
+    fused = fuse({"lexical": empty, "vector": vector}, spec)
+    decoy = {q: {f"decoy-{q}": 1.0} for q in qids}  # documents no other arm retrieves
+    reference = fuse({"lexical": decoy, "vector": vector}, spec)
+    assert list(fused) == qids
+    for q in qids:
+        assert set(fused[q]) == set(vector[q])
+        assert fused[q] == pytest.approx(
+            {d: s for d, s in reference[q].items() if not d.startswith("decoy-")}
+        )
+
+
+def test_one_query_without_lexical_hits_fuses_from_the_vector_arm_alone():
+    """The shape of the reported case: the first query by id has no BM25 hit."""
+    lexical = {"0001-okra": {}, "0002": {"d1": 3.0, "d2": 1.0}}
+    vector = {"0001-okra": {"d7": 0.9, "d8": 0.5}, "0002": {"d2": 0.8}}
+    fused = fuse({"lexical": lexical, "vector": vector}, "rrf")
+    assert fused["0001-okra"] == pytest.approx({"d7": 1 / 61, "d8": 1 / 62})
+    assert list(fused["0002"]) == ["d2", "d1"]
+    assert fuse({"lexical": {"0001-okra": {}}, "vector": {"0001-okra": {}}}, "rrf") == {"0001-okra": {}}
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
+from harness import RunError
 from harness.eval import (
     STAT_TESTS,
     Comparison,
@@ -18,7 +19,7 @@ from harness.eval import (
     paired_t_test,
     randomization_test,
 )
-from indexer import ConfigError, RunError
+from indexer import ConfigError
 
 
 def scores(seed: int, n: int = 80) -> np.ndarray:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from harness import RunError
 from harness.eval import rank, sort_run, top_k
-from indexer import RunError
 
 
 def test_sort_run_orders_queries_and_breaks_ties_by_doc_id():

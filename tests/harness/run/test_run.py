@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import ir_measures
+import jsonschema
 import pytest
 import ranx
 from elasticsearch import Elasticsearch
 
 from harness.cli import main
 from harness.eval import top_k
+from harness.results import SCHEMA_VERSION, Manifest, RunResults, load_per_query, load_records, schema
 from indexer.data import load_dataset
 from tests._support import R2MED_DEMO, scifact_subset
 
@@ -46,8 +47,8 @@ def hybrid_run(
     return out
 
 
-def _results(run_dir: Path) -> dict[str, Any]:
-    return json.loads((run_dir / "results.json").read_text())
+def _results(run_dir: Path) -> RunResults:
+    return RunResults.load(run_dir)
 
 
 def _trec(path: Path) -> dict[str, dict[str, int]]:
@@ -60,56 +61,60 @@ def _trec(path: Path) -> dict[str, dict[str, int]]:
 
 def test_results_shape(hybrid_run: Path, data_dir: Path) -> None:
     results = _results(hybrid_run)
-    data = results["datasets"]["runner-subset"]
-    assert list(data["arms"]) == ["lexical", "vector", "hybrid"]
-    for arm in data["arms"].values():
-        assert set(arm["metrics"]) == {
-            "ndcg@10",
-            "ndcg@100",
-            "recall@10",
-            "recall@100",
-            "map@100",
-            "mrr@100",
-            "p@10",
-            "unjudged@10",
-        }
-        lo, hi = arm["ci95"]["ndcg@10"]
-        assert lo <= arm["metrics"]["ndcg@10"] <= hi
-        assert set(arm["latency_ms"]) == {"p50", "p95", "p99"} and arm["qps"] > 0 and arm["queries"] == 40
-    sig = data["significance"]
-    assert {(c["arm_a"], c["arm_b"]) for c in sig} == {
+    data = results.datasets["runner-subset"]
+    assert list(data.arms) == ["lexical", "vector", "hybrid"]
+    for arm in data.arms.values():
+        assert set(arm.metrics) == {
+            "ndcg@10", "ndcg@100", "recall@10", "recall@100", "map@100", "mrr@100", "p@10", "unjudged@10",
+        }  # fmt: skip
+        lo, hi = arm.ci95["ndcg@10"]
+        assert lo <= arm.metrics["ndcg@10"] <= hi
+        assert arm.qps is not None and arm.qps > 0 and arm.queries == 40
+    sig = data.significance
+    assert {(c.arm_a, c.arm_b) for c in sig} == {
         ("lexical", "vector"),
         ("lexical", "hybrid"),
         ("vector", "hybrid"),
     }
     for c in sig:
-        assert c["p_holm"] >= c["p_value"] and c["significant"] == (c["p_holm"] < 0.05)
-        assert c["delta"] == pytest.approx(c["mean_b"] - c["mean_a"])
-    manifest = results["manifest"]
+        assert c.p_holm >= c.p_value and c.significant == (c.p_holm < 0.05)
+        assert c.delta == pytest.approx(c.mean_b - c.mean_a)
+    manifest = results.manifest
     ds = load_dataset(str(data_dir))
-    assert manifest["datasets"]["runner-subset"]["fingerprint"]["combined"] == ds.fingerprint.combined
-    assert manifest["engine"]["version"].startswith("9.")
-    assert manifest["model"]["id"].endswith("all-MiniLM-L6-v2") and manifest["model"]["revision"]
-    assert manifest["fusion"] == "rrf:k=60" and manifest["harness_version"]
-    assert data["mapping_hash"]
+    assert manifest.datasets["runner-subset"].fingerprint["combined"] == ds.fingerprint.combined
+    assert manifest.engine.version.startswith("9.") and manifest.status == "complete"
+    assert (
+        manifest.model is not None
+        and manifest.model.id.endswith("all-MiniLM-L6-v2")
+        and manifest.model.revision
+    )
+    assert str(manifest.fusion) == "rrf:k=60" and manifest.harness_version
+    assert data.mapping_hash
     assert {p.name for p in (hybrid_run / "runs" / "runner-subset").iterdir()} == {
         "lexical.trec",
         "vector.trec",
         "hybrid.trec",
     }
     assert (hybrid_run / "report.md").read_text().count("runner-subset") >= 1
-    rows = [json.loads(line) for line in (hybrid_run / "per_query.jsonl").read_text().splitlines()]
-    assert len(rows) == 40 * 3
-    assert len((hybrid_run / "records.jsonl").read_text().splitlines()) == 40 * 3
+    assert len(load_per_query(hybrid_run)) == 40 * 3
+    assert len(load_records(hybrid_run)) == 40 * 3
+    assert Manifest.load(hybrid_run / "manifest.json") == manifest
+
+
+def test_results_json_validates_against_the_shipped_schema(hybrid_run: Path) -> None:
+    data = json.loads((hybrid_run / "results.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema())
+    assert list(validator.iter_errors(data)) == []
+    assert data["schema_version"] == SCHEMA_VERSION
+    broken = json.loads(json.dumps(data))
+    broken["datasets"]["runner-subset"]["arms"]["hybrid"]["metrics"]["ndcg@10"] = "high"
+    assert [e.message for e in validator.iter_errors(broken)] == ["'high' is not of type 'number'"]
 
 
 def test_metrics_equal_pytrec_eval(hybrid_run: Path, data_dir: Path) -> None:
     ds = load_dataset(str(data_dir))
     qrels = [ir_measures.Qrel(q, d, g) for q, docs in ds.qrels.items() for d, g in docs.items()]
-    ours = {
-        (r["arm"], r["qid"]): r["metrics"]
-        for r in map(json.loads, (hybrid_run / "per_query.jsonl").read_text().splitlines())
-    }
+    ours = {(r.arm, r.qid): r.metrics for r in load_per_query(hybrid_run)}
     for arm in ("lexical", "vector", "hybrid"):
         ranks = _trec(hybrid_run / "runs" / "runner-subset" / f"{arm}.trec")
         # rank-derived scores: the reference sees exactly our order, whatever its own tie rule
@@ -147,15 +152,15 @@ def test_rerun_resumes_without_querying(hybrid_run: Path, data_dir: Path, es_url
     assert main([*args, "--no-progress", "--records", "jsonl"]) == 0
     assert {p: p.stat().st_mtime_ns for p in ckpts} == before
     new = _results(hybrid_run)
-    for arm in ("lexical", "vector", "hybrid"):
-        assert (
-            new["datasets"]["runner-subset"]["arms"][arm]["metrics"]
-            == old["datasets"]["runner-subset"]["arms"][arm]["metrics"]
-        )
+    for name, ds in new.datasets.items():  # the same scores; only timings differ
+        assert {a: (r.metrics, r.ci95) for a, r in ds.arms.items()} == {
+            a: (r.metrics, r.ci95) for a, r in old.datasets[name].arms.items()
+        }
+        assert ds.significance == old.datasets[name].significance
 
 
 def test_records_in_elasticsearch(hybrid_run: Path, es_client: Elasticsearch) -> None:
-    run_id = _results(hybrid_run)["manifest"]["run_id"]
+    run_id = _results(hybrid_run).manifest.run_id
     es_client.indices.refresh(index="harness-eval*")
     count = es_client.count(index="harness-eval*", query={"term": {"run_id": run_id}})["count"]
     assert count == 40 * 3
@@ -174,9 +179,8 @@ def test_tune_on_train_never_sees_test(es_url: str, data_dir: Path, tmp_path: Pa
         "wsum:norm=min-max",
     ]
     assert main([*args, "--output", str(out), "--url", es_url, "--no-progress", "--records", "jsonl"]) == 0
-    manifest = _results(out)["manifest"]
-    tuned = manifest["fusion_tuned"]["runner-subset"]
-    assert tuned.startswith("wsum") and "weights=" in tuned
+    tuned = _results(out).manifest.fusion_tuned["runner-subset"]
+    assert tuned.method == "wsum" and tuned.weights is not None and len(tuned.weights) == 2
     test_q = set(load_dataset(str(data_dir)).queries)
     train_q = set(load_dataset(str(data_dir), split="train").queries)
     for ckpt in (out / "arms" / "runner-subset" / "tune-train").glob("*.json"):
@@ -188,10 +192,9 @@ def test_expansion_hyde_on_r2med_format(es_url: str, tmp_path: Path) -> None:
     out = tmp_path / "hyde"
     args = ["run", "lexical", "--dataset", str(R2MED_DEMO), "--expansion", "hyde", "--output", str(out)]
     assert main([*args, "--url", es_url, "--no-progress", "--records", "jsonl"]) == 0
-    arms = _results(out)["datasets"]
-    (data,) = arms.values()
-    assert list(data["arms"]) == ["lexical", "lexical+hyde"]
-    assert [(c["arm_a"], c["arm_b"]) for c in data["significance"]] == [("lexical", "lexical+hyde")]
+    (data,) = _results(out).datasets.values()
+    assert list(data.arms) == ["lexical", "lexical+hyde"]
+    assert [(c.arm_a, c.arm_b) for c in data.significance] == [("lexical", "lexical+hyde")]
 
 
 @pytest.mark.parametrize(
@@ -214,7 +217,10 @@ def test_expansion_hyde_on_r2med_format(es_url: str, tmp_path: Path) -> None:
             "expected record sinks among jsonl, es",
         ),
         (["run", "hybrid", "--dataset", "sample", "--fusion", "nosuch"], "nosuch"),
-        (["run", "sideways", "--dataset", "sample"], "expected one of lexical, vector, hybrid"),
+        (
+            ["run", "sideways", "--dataset", "sample"],
+            "expected a mode in ['lexical', 'vector', 'hybrid'], found 'sideways'",
+        ),
     ],
 )
 def test_bad_flags_are_clear(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

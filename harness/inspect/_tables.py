@@ -1,0 +1,152 @@
+"""The tables of a run, built once from typed results and drawn by every report.
+
+``arm_table`` (one per dataset: every arm's metrics, CI, timing, and the paper's
+baselines as dim rows), ``significance_table``, ``summary_table`` (nDCG@10 of every
+arm on every dataset beside the paper) and ``paper_table``. The terminal output of
+``harness run`` and ``harness report``, ``report.md`` and the HTML report all draw
+these same tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from harness.inspect._table import SIG_MARK, Cell, Column, Table
+from harness.results import ArmResult, Comparison, DatasetResult, RunResults
+from indexer import slug
+
+CI_MEASURE = "ndcg@10"
+#: measure columns of the arm table: (results.json measure, header)
+MEASURE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("ndcg@10", "nDCG@10 [95% CI]"),
+    ("ndcg@100", "nDCG@100"),
+    ("recall@10", "R@10"),
+    ("recall@100", "R@100"),
+    ("map@100", "MAP@100"),
+    ("mrr@100", "MRR@100"),
+    ("p@10", "P@10"),
+    ("unjudged@10", "unjudg@10"),
+)
+#: timing columns of the arm table: (header, value of an arm)
+TIMING_COLUMNS: tuple[tuple[str, Callable[[ArmResult], str]], ...] = (
+    ("ms p50/p95/p99", lambda a: f"{a.latency_ms.p50:.0f}/{a.latency_ms.p95:.0f}/{a.latency_ms.p99:.0f}"),
+    ("took p50", lambda a: f"{a.engine_took_ms.p50:.0f}"),
+    ("qps", lambda a: fmt(a.qps, 1)),
+)
+SIG_NOTE = f"{SIG_MARK}X: significantly different from arm X (paired test, Holm-corrected)."
+TIMING_NOTE = "ms = client round trip of the msearch that carried the query; took = engine time per search."
+
+
+def fmt(value: float | None, digits: int = 4) -> str:
+    """A score as text; ``–`` when absent."""
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _measure_cell(ds: DatasetResult, arm: str, result: ArmResult, measure: str) -> Cell:
+    ci = result.ci95.get(measure) if measure == CI_MEASURE else None
+    return Cell(
+        fmt(result.metric(measure)),
+        aside=f"[{ci[0]:.3f},{ci[1]:.3f}]" if ci else "",
+        marks=tuple(ds.significantly_different(arm, measure)),
+    )
+
+
+def arm_table(name: str, ds: DatasetResult) -> Table:
+    """Every arm of one dataset, then the paper's baselines as dim rows."""
+    columns = (
+        Column("arm", "left"),
+        *(Column(header) for _, header in MEASURE_COLUMNS),
+        *(Column(header) for header, _ in TIMING_COLUMNS),
+    )
+    rows: list[tuple[Cell, ...]] = []
+    for arm, result in ds.arms.items():
+        rows.append(
+            (
+                Cell(arm),
+                *(_measure_cell(ds, arm, result, m) for m, _ in MEASURE_COLUMNS),
+                *(Cell(value(result)) for _, value in TIMING_COLUMNS),
+            )
+        )
+    blank = tuple(Cell("", dim=True) for _ in range(len(columns) - 2))
+    for label, ref in ds.paper.items():
+        rows.append(
+            (Cell(f"paper {label}", dim=True), Cell(fmt(ref.score), aside=ref.system, dim=True), *blank)
+        )
+    return Table(
+        title=f"{name} ({ds.queries} queries)",
+        columns=columns,
+        rows=tuple(rows),
+        key=f"table-{slug(name, fallback='x')}",
+        notes=(SIG_NOTE, TIMING_NOTE),
+    )
+
+
+def _significance_row(c: Comparison, with_dataset: bool) -> tuple[Cell, ...]:
+    cells = (
+        Cell(f"{c.arm_b} vs {c.arm_a}"),
+        Cell(c.measure),
+        Cell(f"{c.mean_a:.4f}"),
+        Cell(f"{c.mean_b:.4f}"),
+        Cell(f"{c.delta:+.4f}"),
+        Cell(f"{c.p_value:.3g}"),
+        Cell(f"{c.p_holm:.3g}"),
+        Cell("yes" if c.significant else "no"),
+        Cell(c.test),
+    )
+    return (Cell(c.dataset), *cells) if with_dataset else cells
+
+
+def significance_table(
+    name: str, comparisons: Sequence[Comparison], *, title: str = "", with_dataset: bool = False
+) -> Table:
+    """Paired tests: B vs A, the means, Δ = mean B − mean A, p and Holm-corrected p."""
+    headers = (
+        "pair (B vs A)",
+        "measure",
+        "mean A",
+        "mean B",
+        "Δ (B−A)",
+        "p",
+        "p (Holm)",
+        "significant",
+        "test",
+    )
+    columns = tuple(Column(h, "left" if i in (0, 1, 8) else "right") for i, h in enumerate(headers))
+    return Table(
+        title=title or f"{name}: paired tests, Holm-corrected together",
+        columns=((Column("dataset", "left"), *columns) if with_dataset else columns),
+        rows=tuple(_significance_row(c, with_dataset) for c in comparisons),
+        key=f"sig-{slug(name, fallback='x')}",
+    )
+
+
+def summary_table(results: RunResults) -> Table:
+    """nDCG@10 of every arm on every dataset, beside the paper's baselines."""
+    arms = results.arms
+    labels = list(dict.fromkeys(label for d in results.datasets.values() for label in d.paper))
+    rows = []
+    for name, ds in results.datasets.items():
+        cells = [Cell(name)]
+        cells += [Cell(fmt(ds.arms[a].metric(CI_MEASURE)) if a in ds.arms else "–") for a in arms]
+        cells += [Cell(fmt(ds.paper[p].score) if p in ds.paper else "–", dim=True) for p in labels]
+        rows.append(tuple(cells))
+    columns = (Column("dataset", "left"), *(Column(a) for a in arms), *(Column(f"paper {p}") for p in labels))
+    return Table(title="nDCG@10 summary", columns=columns, rows=tuple(rows), key="summary")
+
+
+def paper_table(results: RunResults) -> Table:
+    """The paper's baselines per dataset, with the system that scored each."""
+    labels = list(dict.fromkeys(label for d in results.datasets.values() for label in d.paper))
+    rows = tuple(
+        (
+            Cell(name),
+            *(
+                Cell(fmt(ds.paper[p].score), aside=f"({ds.paper[p].system})") if p in ds.paper else Cell("–")
+                for p in labels
+            ),
+        )
+        for name, ds in results.datasets.items()
+        if ds.paper
+    )
+    columns = (Column("dataset", "left"), *(Column(p) for p in labels))
+    return Table(title="Paper baselines (R2MED, nDCG@10)", columns=columns, rows=rows, key="paper-baselines")

@@ -1,0 +1,92 @@
+"""The typed results of a run, and reading a run directory through them.
+
+Public surface::
+
+    RunResults.load(run_dir) / .save(run_dir) / .to_json() / .from_json(data)
+    RunResults -> DatasetResult -> ArmResult (metrics, ci95, Percentiles), Comparison, PaperBaseline
+    Manifest (EngineInfo, DatasetInfo, ModelInfo)
+    QueryScores, load_per_query(run_dir)          per_query.jsonl
+    EvalRecord, load_records(run_dir)             records.jsonl (the evaluation records)
+    SCHEMA_VERSION, schema()                      the JSON Schema results.json validates against
+
+Every reader (terminal table, report.md, HTML, ``harness report``, ``compare``, ``failures``,
+``gate``) goes through these types, never through raw dict keys.
+"""
+
+import json
+from importlib import resources
+from typing import Any
+
+from harness.eval import Comparison
+from harness.results._model import (
+    RESULTS_FILE,
+    SCHEMA_VERSION,
+    ArmResult,
+    DatasetInfo,
+    DatasetResult,
+    EngineInfo,
+    Manifest,
+    ModelInfo,
+    PaperBaseline,
+    Percentiles,
+    RunResults,
+)
+from harness.results._records import (
+    PER_QUERY_FILE,
+    RECORDS_FILE,
+    ArmComparison,
+    Attribution,
+    Delta,
+    EvalRecord,
+    MissedDoc,
+    QueryScores,
+    QueryText,
+    RecordMetrics,
+    RelevantCounts,
+    TopHit,
+    load_per_query,
+    load_records,
+    record_id,
+)
+
+SCHEMA_RESOURCE = f"resources/schema/results-v{SCHEMA_VERSION}.schema.json"
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``results.json``, shipped in the package."""
+    text = resources.files("harness").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+__all__ = [
+    "PER_QUERY_FILE",
+    "RECORDS_FILE",
+    "RESULTS_FILE",
+    "SCHEMA_RESOURCE",
+    "SCHEMA_VERSION",
+    "ArmComparison",
+    "ArmResult",
+    "Attribution",
+    "Comparison",
+    "DatasetInfo",
+    "DatasetResult",
+    "Delta",
+    "EngineInfo",
+    "EvalRecord",
+    "Manifest",
+    "MissedDoc",
+    "ModelInfo",
+    "PaperBaseline",
+    "Percentiles",
+    "QueryScores",
+    "QueryText",
+    "RecordMetrics",
+    "RelevantCounts",
+    "RunResults",
+    "TopHit",
+    "load_per_query",
+    "load_records",
+    "record_id",
+    "schema",
+]

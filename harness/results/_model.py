@@ -1,0 +1,233 @@
+"""The typed results of a run: what ``results.json`` holds, and what every reader reads.
+
+``RunResults`` is the whole file: a schema version, one :class:`DatasetResult` per
+dataset (arms with their metrics, intervals and timings, paired significance tests,
+the paper's baselines) and the run's :class:`Manifest`. Records are frozen; build them
+once (the runner's assemble step), then write them with :meth:`RunResults.save` and
+read them back with :meth:`RunResults.load`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from harness._errors import RunError
+from harness.eval import Comparison, FusionSpec
+from harness.results._codec import decode, encode
+from indexer import Capabilities, write_json_atomic
+
+#: the version of the results.json layout (the JSON Schema is ``results-v<N>.schema.json``)
+SCHEMA_VERSION = 1
+RESULTS_FILE = "results.json"
+PERCENTILES = (50, 95, 99)
+
+
+@dataclass(frozen=True, slots=True)
+class Percentiles:
+    """p50/p95/p99 of a list of milliseconds (0 when the list is empty)."""
+
+    p50: float = 0.0
+    p95: float = 0.0
+    p99: float = 0.0
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Percentiles:
+        if not values:
+            return cls()
+        arr = np.asarray(values, dtype=float)
+        p50, p95, p99 = (round(float(np.percentile(arr, p)), 3) for p in PERCENTILES)
+        return cls(p50, p95, p99)
+
+
+@dataclass(frozen=True, slots=True)
+class ArmResult:
+    """One arm on one dataset: mean metrics, 95% bootstrap intervals, timings."""
+
+    metrics: dict[str, float]
+    ci95: dict[str, tuple[float, float]]
+    latency_ms: Percentiles
+    engine_took_ms: Percentiles
+    qps: float | None
+    queries: int
+    empty_queries: tuple[str, ...] = ()
+    retries: int = 0
+
+    def metric(self, key: str) -> float | None:
+        return self.metrics.get(key)
+
+
+@dataclass(frozen=True, slots=True)
+class PaperBaseline:
+    """A published R2MED score shown beside ours (fraction 0-1)."""
+
+    system: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetResult:
+    """Every arm of one dataset, their paired tests, the paper's baselines and where it ran."""
+
+    arms: dict[str, ArmResult]
+    significance: tuple[Comparison, ...] = ()
+    paper: dict[str, PaperBaseline] = field(default_factory=dict)
+    index: str = ""
+    mapping_hash: str | None = None
+    fusion: FusionSpec | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    fingerprint: str = ""
+
+    @property
+    def queries(self) -> int:
+        return max((arm.queries for arm in self.arms.values()), default=0)
+
+    def significantly_different(self, arm: str, measure: str) -> list[str]:
+        """Arms that ``arm`` differs from significantly on ``measure`` (either side of a tested pair)."""
+        return [
+            c.arm_b if c.arm_a == arm else c.arm_a
+            for c in self.significance
+            if arm in (c.arm_a, c.arm_b) and c.measure == measure and c.significant
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """The embedding model of the vector arms."""
+
+    id: str
+    revision: str
+    field: str
+    query_prompt: str = ""
+    document_prompt: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.id}@{self.revision}"
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetInfo:
+    """What was evaluated: where the data came from, its size and its content hashes."""
+
+    source: str
+    split: str | None
+    queries: int
+    documents: int
+    fingerprint: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class EngineInfo:
+    """The cluster: how it was reached (no secret) and what the probe found."""
+
+    connection: dict[str, Any]
+    capabilities: Capabilities
+
+    @property
+    def version(self) -> str:
+        return self.capabilities.version
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """What ran, with what, where and when: enough to reproduce the run."""
+
+    run_id: str
+    config_hash: str
+    created: str
+    mode: str
+    engine: EngineInfo
+    datasets: dict[str, DatasetInfo]
+    config: dict[str, Any]
+    harness_version: str
+    git_sha: str | None = None
+    python: str = ""
+    status: str = "running"
+    finished: str | None = None
+    fusion: FusionSpec | None = None
+    fusion_tuned: dict[str, FusionSpec] = field(default_factory=dict)
+    model: ModelInfo | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = encode(self)
+        return data
+
+    @classmethod
+    def load(cls, path: Path) -> Manifest:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise RunError(f"{path}: expected a run manifest (JSON), could not read it: {exc}") from None
+        manifest: Manifest = decode(cls, data, str(path))
+        return manifest
+
+    def facts(self) -> list[tuple[str, str]]:
+        """The header facts of a report (what ran, with what, where), empty ones left out."""
+        facts = [
+            ("created", self.created),
+            ("mode", self.mode),
+            ("fusion", str(self.fusion) if self.fusion else None),
+            ("model", self.model.label if self.model else None),
+            ("engine", f"{self.engine.capabilities.flavour} {self.engine.version}"),
+            ("harness", self.harness_version),
+            ("git", self.git_sha),
+        ]
+        return [(k, str(v)) for k, v in facts if v]
+
+
+@dataclass(frozen=True, slots=True)
+class RunResults:
+    """The whole of ``results.json``."""
+
+    datasets: dict[str, DatasetResult]
+    manifest: Manifest
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def arms(self) -> list[str]:
+        """Every arm name, in first-seen order across datasets."""
+        return list(dict.fromkeys(arm for d in self.datasets.values() for arm in d.arms))
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = encode(self)
+        return {"schema_version": data.pop("schema_version"), **data}
+
+    @classmethod
+    def from_json(cls, data: Any, source: str = RESULTS_FILE) -> RunResults:
+        if not isinstance(data, dict):
+            raise RunError(f"{source}: expected a results object, found {type(data).__name__}")
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise RunError(
+                f"{source}: expected schema_version {SCHEMA_VERSION}, found {version!r} "
+                "(written by another version of r2med-harness; re-run it, or use the matching harness)"
+            )
+        try:
+            result: RunResults = decode(cls, data, "")
+        except RunError as exc:
+            raise RunError(f"{source}: {exc}") from None
+        return result
+
+    def save(self, run_dir: Path) -> Path:
+        path = Path(run_dir) / RESULTS_FILE
+        write_json_atomic(path, self.to_json())
+        return path
+
+    @classmethod
+    def load(cls, run_dir: Path) -> RunResults:
+        path = Path(run_dir) / RESULTS_FILE
+        if not path.is_file():
+            raise RunError(
+                f"{run_dir} is not a finished run directory: expected {RESULTS_FILE} in it, found none"
+            )
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise RunError(f"{path} is not valid JSON: {exc}") from None
+        return cls.from_json(data, str(path))

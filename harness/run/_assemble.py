@@ -1,0 +1,133 @@
+"""Assemble: typed results from what execution produced (metrics, intervals, tests, baselines)."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+from collections.abc import Sequence
+from dataclasses import asdict, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from harness._paper import reference_rows
+from harness._search import ArmRun
+from harness.eval import PRIMARY_MEASURE, Comparison, Evaluation, bootstrap_ci, compare_arms
+from harness.results import (
+    ArmResult,
+    DatasetInfo,
+    DatasetResult,
+    EngineInfo,
+    Manifest,
+    ModelInfo,
+    PaperBaseline,
+    Percentiles,
+    RunResults,
+)
+from harness.run._execute import DatasetOutcome
+from harness.run._plan import RunPlan
+from indexer import Capabilities, ConnectionSettings, __version__
+
+
+def git_sha() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabilities) -> Manifest:
+    """The manifest written when the run starts (status ``running``)."""
+    spec = plan.model
+    return Manifest(
+        run_id=plan.run_id,
+        config_hash=plan.config_hash,
+        created=datetime.now(UTC).isoformat(),
+        mode=plan.config.mode,
+        engine=EngineInfo(settings.redacted(), caps),
+        datasets={
+            p.dataset.name: DatasetInfo(
+                p.dataset.source,
+                p.dataset.split,
+                len(p.dataset.queries),
+                p.dataset.corpus_size,
+                asdict(p.dataset.fingerprint),
+            )
+            for p in plan.datasets
+        },
+        config=plan.identity,
+        harness_version=__version__,
+        git_sha=git_sha(),
+        python=platform.python_version(),
+        fusion=plan.config.fusion_spec if any(p.fused_arms for p in plan.datasets) else None,
+        model=ModelInfo(
+            spec.model_id, spec.revision, spec.field_name, spec.query_prompt, spec.document_prompt
+        )
+        if spec is not None
+        else None,
+    )
+
+
+def arm_result(run: ArmRun, evaluation: Evaluation, queries: int, seed: int) -> ArmResult:
+    ci95 = {}
+    for key in evaluation.means:
+        ci = bootstrap_ci(list(evaluation.per_query[key].values()), seed=seed)
+        ci95[key] = (round(ci.low, 6), round(ci.high, 6))
+    return ArmResult(
+        metrics={k: round(v, 6) for k, v in evaluation.means.items()},
+        ci95=ci95,
+        latency_ms=Percentiles.of(list(run.client_ms.values())),
+        engine_took_ms=Percentiles.of(list(run.took_ms.values())),
+        qps=round(queries / run.wall_s, 2) if run.wall_s > 0 else None,
+        queries=queries,
+        empty_queries=evaluation.empty_qids,
+        retries=run.retries,
+    )
+
+
+def comparisons(plan: RunPlan, outcomes: Sequence[DatasetOutcome]) -> list[Comparison]:
+    """Paired tests of every arm against the arms it declares (Holm-corrected together, over datasets)."""
+    cfg = plan.config
+    per_query = {
+        o.dataset.name: {arm: ev.per_query[PRIMARY_MEASURE.key] for arm, ev in o.evaluations.items()}
+        for o in outcomes
+    }
+    arms = outcomes[0].plan.arms if outcomes else ()
+    present = {a.name for a in arms}
+    pairs = [(base, arm.name) for arm in arms for base in arm.compare_to if base in present]
+    if not pairs:
+        return []
+    return compare_arms(
+        per_query, pairs, measure=PRIMARY_MEASURE.key, test=cfg.test, alpha=cfg.alpha, seed=cfg.seed
+    )
+
+
+def dataset_result(outcome: DatasetOutcome, tests: Sequence[Comparison], seed: int) -> DatasetResult:
+    name = outcome.dataset.name
+    n = len(outcome.dataset.queries)
+    summary = outcome.index_summary
+    return DatasetResult(
+        arms={arm: arm_result(outcome.runs[arm], ev, n, seed) for arm, ev in outcome.evaluations.items()},
+        significance=tuple(c for c in tests if c.dataset == name),
+        paper={row.label: PaperBaseline(row.system, row.score) for row in reference_rows(name, "ndcg_at_10")},
+        index=outcome.index,
+        mapping_hash=summary.mapping_hash if summary else None,
+        fusion=outcome.fusion,
+        timings=outcome.timings,
+        fingerprint=outcome.dataset.fingerprint.combined,
+    )
+
+
+def assemble(plan: RunPlan, outcomes: Sequence[DatasetOutcome], manifest: Manifest) -> RunResults:
+    """The run's typed results; the manifest is marked complete."""
+    tests = comparisons(plan, outcomes)
+    finished = replace(
+        manifest,
+        status="complete",
+        finished=datetime.now(UTC).isoformat(),
+        fusion_tuned={o.dataset.name: o.fusion for o in outcomes if plan.config.tune_on and o.fusion},
+    )
+    datasets = {o.dataset.name: dataset_result(o, tests, plan.config.seed) for o in outcomes}
+    return RunResults(datasets=datasets, manifest=finished)

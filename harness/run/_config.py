@@ -1,0 +1,117 @@
+"""``RunConfig``: everything a run is asked to do, validated once, whoever builds it.
+
+The CLI, a config file and Python code all build this one record, so a bad value fails
+the same way from each (a :class:`ConfigError` that says what was expected and what was
+found). Strings the CLI passes (``fusion="wsum:weights=0.3/0.7"``, ``records="jsonl,es"``)
+are parsed here into their typed forms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from harness._search import SearchOptions
+from harness.eval import DEFAULT_MEASURES, FUSION_METHODS, PARAM_WEIGHTS, STAT_TESTS, FusionSpec
+from harness.sinks import SINKS
+from harness.strategies import LEXICAL_FIELDS, MODES
+from indexer import BM25_FIELDS, ConfigError
+
+MAX_DEPTH = 1000
+MAX_CANDIDATES = 10_000
+NO_RECORDS = "none"
+
+
+def _records(value: tuple[str, ...] | str) -> tuple[str, ...]:
+    names = value.split(",") if isinstance(value, str) else value
+    sinks = tuple(s.strip() for s in names if s.strip() and s.strip() != NO_RECORDS)
+    unknown = sorted(set(sinks) - set(SINKS))
+    if unknown:
+        raise ConfigError(
+            f"expected record sinks among {', '.join(SINKS)} (or {NO_RECORDS}), found {', '.join(unknown)}"
+        )
+    return sinks
+
+
+def _choice(what: str, value: str, known: object) -> None:
+    names = list(known)  # type: ignore[call-overload]
+    if value not in names:
+        raise ConfigError(f"expected {what} in {names}, found {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    mode: str
+    datasets: tuple[str, ...] = ("r2med",)
+    split: str | None = None
+    model: str = "minilm"
+    query_prompt: str | None = None
+    fusion: FusionSpec | str = "rrf"
+    tune_on: str | None = None
+    expansion: str | None = None
+    depth: int = 100
+    num_candidates: int | None = None
+    bm25: str = "es"
+    lexical_field: str = "combined"
+    search: SearchOptions = field(default_factory=SearchOptions)
+    measures: tuple[str, ...] = tuple(m.key for m in DEFAULT_MEASURES)
+    test: str = "randomization"
+    alpha: float = 0.05
+    seed: int = 42
+    output: Path | None = None
+    records: tuple[str, ...] | str = ("jsonl", "es")
+    records_url: str | None = None
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        _choice("a mode", self.mode, MODES)
+        _choice("--bm25", self.bm25, BM25_FIELDS)
+        _choice("--lexical-field", self.lexical_field, LEXICAL_FIELDS)
+        _choice("--test", self.test, STAT_TESTS)
+        if not self.datasets:
+            raise ConfigError("expected at least one dataset (--dataset), found none")
+        if not 10 <= self.depth <= MAX_DEPTH:
+            raise ConfigError(f"expected --depth between 10 and {MAX_DEPTH}, found {self.depth}")
+        if self.num_candidates is not None and not self.depth <= self.num_candidates <= MAX_CANDIDATES:
+            raise ConfigError(
+                f"expected --num-candidates between depth ({self.depth}) and {MAX_CANDIDATES}, "
+                f"found {self.num_candidates}"
+            )
+        if not 0 < self.alpha < 1:
+            raise ConfigError(f"expected a significance level alpha between 0 and 1, found {self.alpha}")
+        if self.tune_on is not None and self.mode != "hybrid":
+            raise ConfigError("--tune-on tunes fusion weights, so it needs the hybrid mode")
+        object.__setattr__(self, "records", _records(self.records))
+        object.__setattr__(self, "fusion", self._fusion_spec())
+
+    def _fusion_spec(self) -> FusionSpec:
+        if isinstance(self.fusion, FusionSpec):
+            return self.fusion
+        text = self.fusion
+        method = FUSION_METHODS.get(text.split(":", 1)[0].strip().lower())
+        if self.tune_on and method is not None and PARAM_WEIGHTS in method.params and "weights=" not in text:
+            # equal weights as the starting point; tuning replaces them with weights fitted on the train split
+            text = f"{text}{',' if ':' in text else ':'}weights=0.5/0.5"
+        return FusionSpec.parse(text)
+
+    @property
+    def fusion_spec(self) -> FusionSpec:
+        assert isinstance(self.fusion, FusionSpec)  # normalised by __post_init__
+        return self.fusion
+
+    @property
+    def sinks(self) -> tuple[str, ...]:
+        assert isinstance(self.records, tuple)  # normalised by __post_init__
+        return self.records
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that changes results (not where they go, how they travel or how progress looks)."""
+        data = asdict(self)
+        for key in ("output", "records", "records_url", "progress", "search", "model", "query_prompt"):
+            data.pop(key)
+        data["fusion"] = str(self.fusion_spec)
+        return data
+
+    def with_output(self, output: Path) -> RunConfig:
+        return replace(self, output=output)

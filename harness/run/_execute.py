@@ -1,0 +1,228 @@
+"""Execute a planned dataset: index it, embed its queries, search every engine arm, fuse, score.
+
+Each finished search arm is checkpointed under ``RUN_DIR/arms/<dataset>/<split>/<arm>.json``
+before anything else happens, so re-running the same command never queries a finished
+arm again. The searches of all arms of a query travel in the same msearch request.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from elasticsearch import Elasticsearch
+from rich.console import Console
+
+from harness._errors import RunError
+from harness._expansion import Expansion, combine_dense
+from harness._search import ArmRun, Request, run_searches
+from harness.eval import PRIMARY_MEASURE, Evaluation, FusionSpec, evaluate, fuse, optimize_fusion, top_k
+from harness.run._plan import DatasetPlan, PlannedArm, RunPlan
+from harness.strategies import QueryInput, SearchArm, SearchContext
+from indexer import (
+    CachedEmbedder,
+    Capabilities,
+    ConfigError,
+    Dataset,
+    IndexOptions,
+    IndexSummary,
+    build_index,
+    progress,
+    read_json,
+    slug,
+    write_json_atomic,
+)
+
+Clock = Callable[[], float]
+
+
+@dataclass(slots=True)
+class DatasetOutcome:
+    """What executing one dataset produced: the index, every arm's run and scores, and timings."""
+
+    plan: DatasetPlan
+    index: str
+    runs: dict[str, ArmRun]
+    evaluations: dict[str, Evaluation]
+    fusion: FusionSpec | None
+    timings: dict[str, float]
+    index_summary: IndexSummary | None
+
+    @property
+    def dataset(self) -> Dataset:
+        return self.plan.dataset
+
+
+class Checkpoints:
+    """Finished arms of one dataset split, one JSON file each (written atomically)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def get(self, arm: str) -> ArmRun | None:
+        path = self.folder / f"{arm}.json"
+        return ArmRun.from_dict(read_json(path)) if path.is_file() else None
+
+    def put(self, arm: str, result: ArmRun) -> None:
+        write_json_atomic(self.folder / f"{arm}.json", result.to_dict())
+
+
+class Executor:
+    """Runs the plan's datasets one at a time against ``client``."""
+
+    def __init__(
+        self,
+        client: Elasticsearch,
+        plan: RunPlan,
+        embedder: CachedEmbedder | None,
+        caps: Capabilities,
+        console: Console,
+    ) -> None:
+        self.client, self.plan, self.embedder, self.caps, self.console = client, plan, embedder, caps, console
+        self.config = plan.config
+
+    def run_dataset(self, dsplan: DatasetPlan) -> DatasetOutcome:
+        ds = dsplan.dataset
+        timings: dict[str, float] = {}
+        summary = self._index(ds, timings)
+        ckpt = self.plan.run_dir / "arms" / slug(ds.name)
+        runs = self._search(
+            ds, summary.index, dsplan.search_arms, Checkpoints(ckpt / (ds.split or "default")), timings
+        )
+        fusion = None
+        if dsplan.fused_arms:
+            fusion = self._fusion(dsplan, summary.index, ckpt)
+            for arm in dsplan.fused_arms:
+                runs[arm.name] = self._fuse({name: runs[name] for name in arm.inputs}, fusion)
+        ordered = {arm.name: runs[arm.name] for arm in dsplan.arms}
+        evaluations = {
+            name: evaluate(ds.qrels, res.run, self.config.measures) for name, res in ordered.items()
+        }
+        return DatasetOutcome(dsplan, summary.index, ordered, evaluations, fusion, timings, summary)
+
+    # ------------------------------------------------------------------ index
+    def _index(self, ds: Dataset, timings: dict[str, float]) -> IndexSummary:
+        t0 = time.perf_counter()
+        embedders = [self.embedder] if self.embedder is not None else []
+        options = IndexOptions(progress=self.config.progress)
+        summary = build_index(self.client, ds, embedders, options, console=self.console, caps=self.caps)
+        timings["index_s"] = round(time.perf_counter() - t0, 3)
+        timings["index_embed_s"] = round(summary.embed_seconds, 3)
+        return summary
+
+    # ----------------------------------------------------------------- search
+    def _context(self) -> SearchContext:
+        cfg = self.config
+        return SearchContext(
+            depth=cfg.depth,
+            bm25=cfg.bm25,
+            lexical_field=cfg.lexical_field,
+            vector_field=self.embedder.spec.field_name if self.embedder else None,
+            num_candidates=cfg.num_candidates,
+        )
+
+    def _query_inputs(
+        self, ds: Dataset, expansion: Expansion | None, timings: dict[str, float]
+    ) -> list[QueryInput]:
+        qids = sorted(ds.queries)
+        texts = [ds.queries[q] for q in qids]
+        lexical = [expansion.lexical_text(q, ds.queries[q]) for q in qids] if expansion is not None else texts
+        for qid, text in zip(qids, lexical, strict=True):
+            if not text.strip():
+                raise RunError(f"query {qid} of {ds.name} is empty: expected text to search for")
+        vectors: list[tuple[float, ...] | None] = [None] * len(qids)
+        if self.embedder is not None:
+            t0 = time.perf_counter()
+            if expansion is None:
+                mat = self.embedder.embed_queries(texts)
+            else:
+                groups = [expansion.dense_texts(q, ds.queries[q]) for q in qids]
+                mat = combine_dense(
+                    self.embedder.embed_queries([t for g in groups for t in g]), [len(g) for g in groups]
+                )
+            timings["query_embed_s"] = round(timings.get("query_embed_s", 0.0) + time.perf_counter() - t0, 3)
+            vectors = [tuple(float(x) for x in row) for row in mat]
+        return [QueryInput(q, t, v) for q, t, v in zip(qids, lexical, vectors, strict=True)]
+
+    def _search(
+        self,
+        ds: Dataset,
+        index: str,
+        arms: Sequence[PlannedArm],
+        ckpt: Checkpoints,
+        timings: dict[str, float],
+    ) -> dict[str, ArmRun]:
+        runs = {arm.name: found for arm in arms if (found := ckpt.get(arm.name)) is not None}
+        todo = [arm for arm in arms if arm.name not in runs]
+        if not todo:
+            return runs
+        expansions = {arm.expansion.label if arm.expansion else "": arm.expansion for arm in todo}
+        inputs = {label: self._query_inputs(ds, exp, timings) for label, exp in expansions.items()}
+        ctx = self._context()
+        strategies = {}
+        for arm in todo:
+            assert isinstance(arm.spec, SearchArm)
+            strategies[arm.name] = arm.spec.strategy(ctx)
+        requests: list[Request] = []
+        for i in range(len(ds.queries)):  # interleaved: the arms of a query travel in the same msearch
+            for arm in todo:
+                q = inputs[arm.expansion.label if arm.expansion else ""][i]
+                requests.append((arm.name, q.qid, strategies[arm.name].body(q)))
+        what = f"searching {ds.name} ({', '.join(strategies)})"
+        with progress(
+            what, len(requests), unit="searches", console=self.console, enabled=self.config.progress
+        ) as bar:
+            done = run_searches(self.client, index, requests, self.config.search, on_done=bar.advance)
+        for name, result in done.items():
+            ckpt.put(name, result)
+        runs.update(done)
+        return runs
+
+    # ------------------------------------------------------------------- fuse
+    def _fuse(self, inputs: dict[str, ArmRun], spec: FusionSpec) -> ArmRun:
+        runs = {name: res.run for name, res in inputs.items()}
+        qids = sorted({qid for run in runs.values() for qid in run})
+        # untimed first call: numba compiles ranx's kernels per doc-id width, and JIT time is not query time
+        fuse(runs, spec)
+        t0 = time.perf_counter()
+        fused = top_k(fuse(runs, spec), self.config.depth)
+        per_query_ms = (time.perf_counter() - t0) * 1000.0 / max(1, len(fused))
+        for qid in qids:
+            fused.setdefault(qid, {})
+        parts = list(inputs.values())
+        return ArmRun(
+            run=fused,
+            took_ms={q: sum(p.took_ms.get(q, 0.0) for p in parts) for q in qids},
+            client_ms={q: max(p.client_ms.get(q, 0.0) for p in parts) + per_query_ms for q in qids},
+            wall_s=max(p.wall_s for p in parts) + per_query_ms * len(fused) / 1000.0,
+            retries=sum(p.retries for p in parts),
+        )
+
+    def _fusion(self, dsplan: DatasetPlan, index: str, ckpt: Path) -> FusionSpec:
+        """The configured fusion, or with ``--tune-on`` one fitted on that split's runs of the fused inputs."""
+        cfg = self.config
+        if not cfg.tune_on:
+            return cfg.fusion_spec
+        ds, split = dsplan.dataset, cfg.tune_on
+        if split == (ds.split or "test"):
+            raise ConfigError(f"--tune-on {split} is the evaluation split: tuning must never see it")
+        if split not in ds.splits:
+            raise ConfigError(
+                f"dataset {ds.name} has no {split!r} split to tune on (splits: {', '.join(ds.splits) or 'none'})"
+            )
+        train = ds.with_split(split)
+        fused = next(a for a in dsplan.fused_arms if a.expansion is None)
+        inputs = [a for a in dsplan.search_arms if a.name in fused.inputs]
+        runs = self._search(train, index, inputs, Checkpoints(ckpt / f"tune-{split}"), {})
+        method = cfg.fusion_spec.method if cfg.fusion_spec.info.tunable else "wsum"
+        tuned = optimize_fusion(
+            train.qrels,
+            {name: runs[name].run for name in fused.inputs},
+            method=method,
+            norm=cfg.fusion_spec.norm,
+            metric=PRIMARY_MEASURE.key,
+        )
+        self.console.print(f"fusion tuned on {ds.name}/{split} ({len(train.queries)} queries): {tuned}")
+        return tuned

@@ -1,0 +1,139 @@
+"""Plan: which datasets, which arms (by what the engine can do), which model, which run directory.
+
+Planning loads and validates every dataset and expansion before anything is sent to
+the engine, so a typo in the last ``--dataset`` fails in a second, not after an hour of
+indexing. The config hash (the run directory's default name) covers everything that
+changes results: the config's identity, the data fingerprints and the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness._expansion import Expansion, select_expansion
+from harness.run._config import RunConfig
+from harness.strategies import ARMS, MODES, Arm, FusedArm, SearchArm
+from indexer import Capabilities, ConfigError, DataError, Dataset, ModelSpec, load_dataset, resolve_specs
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedArm:
+    """An arm as this run runs it: the spec, with the expansion its searches use (if any)."""
+
+    name: str
+    spec: Arm
+    expansion: Expansion | None = None
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """The arms a fused arm is fused from (in this run's names)."""
+        return (
+            tuple(_variant(a, self.expansion) for a in self.spec.inputs)
+            if isinstance(self.spec, FusedArm)
+            else ()
+        )
+
+    @property
+    def compare_to(self) -> tuple[str, ...]:
+        """The arms this one is tested against: its spec's, or for an expanded arm the same arm without it."""
+        return (self.spec.name,) if self.expansion is not None else self.spec.compare_to
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetPlan:
+    dataset: Dataset
+    expansion: Expansion | None
+    arms: tuple[PlannedArm, ...]
+
+    @property
+    def search_arms(self) -> list[PlannedArm]:
+        return [a for a in self.arms if isinstance(a.spec, SearchArm)]
+
+    @property
+    def fused_arms(self) -> list[PlannedArm]:
+        return [a for a in self.arms if isinstance(a.spec, FusedArm)]
+
+
+@dataclass(frozen=True, slots=True)
+class RunPlan:
+    config: RunConfig
+    datasets: tuple[DatasetPlan, ...]
+    model: ModelSpec | None
+    identity: dict[str, Any]
+    config_hash: str
+    run_dir: Path
+    notices: tuple[str, ...] = ()
+
+    @property
+    def run_id(self) -> str:
+        return self.run_dir.name
+
+
+def _variant(name: str, expansion: Expansion | None) -> str:
+    return f"{name}+{expansion.method.name}" if expansion is not None else name
+
+
+def mode_arms(mode: str, caps: Capabilities) -> tuple[list[Arm], list[str]]:
+    """The arms of ``mode`` the engine can run, and a notice for each it cannot."""
+    arms: list[Arm] = []
+    notices: list[str] = []
+    for name in MODES[mode]:
+        arm = ARMS[name]
+        needed = arm.needs_capability
+        if needed is not None and not caps.has_retriever(needed):
+            notices.append(f"the engine has no '{needed}' retriever; arm {name} is skipped")
+            continue
+        arms.append(arm)
+    return arms, notices
+
+
+def needs_vectors(arms: Sequence[Arm]) -> bool:
+    return any(isinstance(a, SearchArm) and a.needs_vector for a in arms)
+
+
+def load_datasets(config: RunConfig) -> list[Dataset]:
+    specs = [s for d in config.datasets for s in resolve_specs(d)]
+    try:
+        datasets = [load_dataset(s, split=config.split) for s in specs]
+    except DataError as exc:
+        if any(s.lower().startswith("r2med") for s in specs):
+            raise DataError(
+                "R2MED could not be loaded (see below); to try the harness on the bundled SciFact sample "
+                "instead, run with --dataset sample",
+                exc.problems,
+            ) from exc
+        raise
+    names = [d.name for d in datasets]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"expected each dataset once, found {names}")
+    return datasets
+
+
+def _dataset_plan(ds: Dataset, arms: Sequence[Arm], expansion_spec: str | None) -> DatasetPlan:
+    expansion = select_expansion(ds, expansion_spec) if expansion_spec else None
+    variants = [None, expansion] if expansion is not None else [None]
+    planned = tuple(PlannedArm(_variant(a.name, exp), a, exp) for exp in variants for a in arms)
+    return DatasetPlan(ds, expansion, planned)
+
+
+def plan_run(config: RunConfig, caps: Capabilities, model: ModelSpec | None) -> RunPlan:
+    """Load the data and decide the arms; ``model`` is the embedding model when the arms need one."""
+    arms, notices = mode_arms(config.mode, caps)
+    datasets = load_datasets(config)
+    plans = tuple(_dataset_plan(ds, arms, config.expansion) for ds in datasets)
+    identity = config.identity()
+    identity["fingerprints"] = {d.name: d.fingerprint.combined for d in datasets}
+    if model is not None:
+        identity["model"] = {
+            "id": model.model_id,
+            "revision": model.revision,
+            "query_prompt": model.query_prompt,
+        }
+    config_hash = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]
+    run_dir = config.output or Path("runs") / f"{config.mode}-{config_hash}"
+    return RunPlan(config, plans, model, identity, config_hash, run_dir, tuple(notices))

@@ -1,0 +1,146 @@
+"""Publish: write the run directory (``WRITERS``) and send the evaluation records (``SINKS``).
+
+Every file is written atomically. ``results.json`` goes last but one and ``manifest.json``
+(status ``complete``) last, so a directory whose manifest says complete is complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from elasticsearch import Elasticsearch
+
+from harness.eval import sort_run
+from harness.inspect import RecordContext, build_records, render_markdown
+from harness.results import PER_QUERY_FILE, EvalRecord, Manifest, QueryScores, RunResults
+from harness.run._execute import DatasetOutcome
+from harness.sinks import SINKS, SinkTarget
+from indexer import slug, write_json_atomic, write_jsonl_atomic, write_text_atomic
+
+MANIFEST_FILE = "manifest.json"
+REPORT_FILE = "report.md"
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    """What the writers see: the run directory, the typed results and what execution produced."""
+
+    run_dir: Path
+    results: RunResults
+    outcomes: Sequence[DatasetOutcome]
+
+
+def trec_lines(run: Mapping[str, Mapping[str, float]], tag: str) -> Iterator[str]:
+    for qid, ranked in sort_run(run).items():
+        for position, (doc_id, score) in enumerate(ranked.items(), start=1):
+            yield f"{qid} Q0 {doc_id} {position} {score:.6f} {tag}\n"
+
+
+def write_trec_files(pub: Publication) -> None:
+    """``runs/<dataset>/<arm>.trec``: TREC run files (rank order, the run's own scores)."""
+    for o in pub.outcomes:
+        for arm, res in o.runs.items():
+            path = pub.run_dir / "runs" / slug(o.dataset.name) / f"{arm}.trec"
+            write_text_atomic(path, "".join(trec_lines(res.run, f"r2med-{arm}")))
+
+
+def write_per_query(pub: Publication) -> None:
+    """``per_query.jsonl``: every measure of every judged query in every arm."""
+    rows = (
+        QueryScores(
+            o.dataset.name, arm, qid, {m: round(ev.per_query[m][qid], 6) for m in ev.per_query}
+        ).to_json()
+        for o in pub.outcomes
+        for arm, ev in o.evaluations.items()
+        for qid in ev.qids
+    )
+    write_jsonl_atomic(pub.run_dir / PER_QUERY_FILE, rows)
+
+
+def write_results(pub: Publication) -> None:
+    pub.results.save(pub.run_dir)
+
+
+def write_report(pub: Publication) -> None:
+    write_text_atomic(pub.run_dir / REPORT_FILE, render_markdown(pub.results))
+
+
+#: run-directory artifacts, in writing order
+WRITERS: dict[str, Callable[[Publication], None]] = {
+    "trec": write_trec_files,
+    "per_query": write_per_query,
+    "results": write_results,
+    "report": write_report,
+}
+
+
+def write_manifest(run_dir: Path, manifest: Manifest) -> None:
+    write_json_atomic(run_dir / MANIFEST_FILE, manifest.to_json())
+
+
+def doc_lookup(client: Elasticsearch, index: str) -> Callable[[Sequence[str]], dict[str, tuple[str, str]]]:
+    def lookup(ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        if not ids:
+            return {}
+        docs = client.mget(index=index, ids=list(ids), source=["title", "text"])["docs"]
+        return {
+            d["_id"]: (d["_source"].get("title", ""), d["_source"].get("text", ""))
+            for d in docs
+            if d.get("found")
+        }
+
+    return lookup
+
+
+def record_pair(outcome: DatasetOutcome) -> tuple[str, str]:
+    """(baseline, compared) arms of the records: the first fused arm against its first input, if any."""
+    fused = outcome.plan.fused_arms
+    if fused:
+        return fused[0].compare_to[0], fused[0].name
+    first = outcome.plan.arms[0].name
+    return first, first
+
+
+def records_of(pub: Publication, outcome: DatasetOutcome, client: Elasticsearch) -> Iterator[EvalRecord]:
+    manifest = pub.results.manifest
+    exp = outcome.plan.expansion
+    baseline, compared = record_pair(outcome)
+    return build_records(
+        RecordContext(
+            run_id=manifest.run_id,
+            timestamp=manifest.finished or manifest.created,
+            dataset=outcome.dataset.name,
+            queries=outcome.dataset.queries,
+            qrels=outcome.dataset.qrels,
+            runs={arm: res.run for arm, res in outcome.runs.items()},
+            per_query={arm: ev.per_query for arm, ev in outcome.evaluations.items()},
+            doc_lookup=doc_lookup(client, outcome.index),
+            latency_ms={arm: res.client_ms for arm, res in outcome.runs.items()},
+            expansions=dict(exp.documents) if exp else None,
+            baseline_arm=baseline,
+            compare_arm=compared,
+            fusion=str(outcome.fusion) if outcome.fusion else None,
+            model=manifest.model.id if manifest.model else None,
+            expanded_arms={a.name for a in outcome.plan.arms if a.expansion is not None},
+        )
+    )
+
+
+def publish(
+    pub: Publication, sinks: Sequence[str], client: Elasticsearch, records_client: Elasticsearch
+) -> None:
+    """Write every artifact, send the records to each sink, then mark the manifest complete."""
+    for writer in WRITERS.values():
+        writer(pub)
+    opened = [SINKS[name](SinkTarget(pub.run_dir, records_client)) for name in sinks]
+    try:
+        for outcome in pub.outcomes:
+            records = list(records_of(pub, outcome, client))
+            for sink in opened:
+                sink.write(records)
+    finally:
+        for sink in opened:
+            sink.close()
+    write_manifest(pub.run_dir, pub.results.manifest)

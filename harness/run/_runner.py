@@ -1,0 +1,93 @@
+"""``run``: plan, execute, assemble, publish, the four steps of ``harness run`` in order.
+
+Connecting, probing and building the embedder happen here, once, from the typed config;
+the CLI only builds the config and prints what comes back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from elastic_transport import TransportError
+from elasticsearch import Elasticsearch
+from rich.console import Console
+
+from harness._errors import RunError
+from harness.results import Manifest, RunResults
+from harness.run._assemble import assemble, start_manifest
+from harness.run._config import RunConfig
+from harness.run._execute import Executor
+from harness.run._plan import RunPlan, mode_arms, needs_vectors, plan_run
+from harness.run._publish import MANIFEST_FILE, Publication, publish, write_manifest
+from indexer import (
+    CachedEmbedder,
+    Capabilities,
+    ConfigError,
+    ConnectionSettings,
+    EmbeddingCache,
+    Encoder,
+    connect,
+    probe,
+    resolve_model,
+)
+
+
+def _embedder(config: RunConfig, caps: Capabilities) -> CachedEmbedder | None:
+    arms, _ = mode_arms(config.mode, caps)
+    if not needs_vectors(arms):
+        return None
+    spec = resolve_model(config.model, query_prompt=config.query_prompt)
+    return CachedEmbedder(Encoder(spec), EmbeddingCache())
+
+
+def check_resume(plan: RunPlan, console: Console) -> None:
+    """A run directory is resumed only by the same configuration."""
+    existing = plan.run_dir / MANIFEST_FILE
+    if not existing.is_file():
+        return
+    old = Manifest.load(existing)
+    if old.config_hash != plan.config_hash:
+        raise ConfigError(
+            f"{plan.run_dir} holds a run with another configuration (config hash {old.config_hash}, "
+            f"this one {plan.config_hash}); choose another --output"
+        )
+    console.print(f"resuming {plan.run_dir}: finished arms are reused", highlight=False)
+
+
+def _records_client(config: RunConfig, settings: ConnectionSettings, client: Elasticsearch) -> Elasticsearch:
+    if config.records_url and "es" in config.sinks:
+        return connect(settings.with_url(config.records_url))  # same credentials, another cluster
+    return client
+
+
+def run(
+    config: RunConfig, settings: ConnectionSettings, *, console: Console | None = None
+) -> tuple[Path, RunResults]:
+    """Run ``config`` against the cluster of ``settings``; returns the run directory and its results."""
+    console = console or Console(stderr=True)
+    client = connect(settings)
+    caps = probe(client)
+    embedder = _embedder(config, caps)
+    plan = plan_run(config, caps, embedder.spec if embedder else None)
+    for notice in plan.notices:
+        console.print(f"notice: {notice} (hybrid is fused on the client)", style="dim", highlight=False)
+    check_resume(plan, console)
+    manifest = start_manifest(plan, settings, caps)
+    write_manifest(plan.run_dir, manifest)
+    console.print(f"run {plan.run_id} → {plan.run_dir}", highlight=False)
+    try:
+        executor = Executor(client, plan, embedder, caps, console)
+        outcomes = [executor.run_dataset(d) for d in plan.datasets]
+        results = assemble(plan, outcomes, manifest)
+        publish(
+            Publication(plan.run_dir, results, outcomes),
+            config.sinks,
+            client,
+            _records_client(config, settings, client),
+        )
+    except TransportError as exc:  # the connection dropped outside the retried msearch path
+        raise RunError(
+            f"lost the connection to Elasticsearch at {settings.url} during the run: {exc}. "
+            "Arms finished so far are checkpointed in the run directory; the same command resumes from them"
+        ) from None
+    return plan.run_dir, results

@@ -1,0 +1,43 @@
+"""Arm specs: what an arm is made of, and what it needs from the run and the engine.
+
+A :class:`SearchArm` sends one search body per query (its strategy builds it); a
+:class:`FusedArm` fuses the runs of other arms on the client with ranx. Each arm
+declares the arms it is tested against (``compare_to``), so the paired tests of a
+run follow from the arms it runs, not from a list kept elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.strategies._base import RetrievalStrategy
+
+
+@dataclass(frozen=True, slots=True)
+class SearchArm:
+    """An arm answered by the engine: one search per query, built by ``strategy``."""
+
+    name: str
+    strategy: type[RetrievalStrategy]
+    compare_to: tuple[str, ...] = ()
+
+    @property
+    def needs_vector(self) -> bool:
+        return self.strategy.needs_vector
+
+    @property
+    def needs_capability(self) -> str | None:
+        return self.strategy.needs_capability
+
+
+@dataclass(frozen=True, slots=True)
+class FusedArm:
+    """An arm fused on the client from the runs of ``inputs`` (with the run's fusion spec)."""
+
+    name: str
+    inputs: tuple[str, ...]
+    compare_to: tuple[str, ...] = ()
+    needs_capability: None = None
+
+
+Arm = SearchArm | FusedArm

@@ -1,0 +1,64 @@
+"""The promises of the package layout: indexer below harness, harness through indexer's public names."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import indexer
+from tests._support import REPO
+
+
+def _imports(package: str) -> list[tuple[Path, int, str, list[str]]]:
+    found = []
+    for path in sorted((REPO / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.append((path, node.lineno, node.module, [a.name for a in node.names]))
+            elif isinstance(node, ast.Import):
+                found += [(path, node.lineno, a.name, []) for a in node.names]
+    return found
+
+
+def test_harness_imports_only_what_indexer_exports() -> None:
+    exported = set(indexer.__all__)
+    wrong = [
+        f"{p.relative_to(REPO)}:{line}: {module} {names}"
+        for p, line, module, names in _imports("harness")
+        if module.startswith("indexer") and (module != "indexer" or not set(names) <= exported)
+    ]
+    assert wrong == [], "harness must import only names listed in indexer/__init__.py"
+
+
+def test_indexer_never_imports_harness() -> None:
+    wrong = [
+        f"{p.relative_to(REPO)}:{line}"
+        for p, line, module, _ in _imports("indexer")
+        if module.startswith("harness")
+    ]
+    assert wrong == []
+
+
+def test_no_function_is_longer_than_80_lines() -> None:
+    long = []
+    for package in ("harness", "indexer"):
+        for path in (REPO / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno:
+                    length = node.end_lineno - node.lineno + 1
+                    if length > 80:
+                        long.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name} ({length} lines)")
+    assert long == []
+
+
+def test_packaging_metadata_builds_without_a_single_warning(tmp_path: Path) -> None:
+    """Defect: the README's first command printed ~40 lines of setuptools deprecation warnings
+    (``project.license`` as a TOML table) before anything of ours."""
+    code = "import setuptools.build_meta as b, sys; b.prepare_metadata_for_build_wheel(sys.argv[1])"
+    done = subprocess.run(
+        [sys.executable, "-W", "error", "-c", code, str(tmp_path)], cwd=REPO, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Warning" not in done.stderr
