@@ -110,7 +110,7 @@ def load_datasets(config: RunConfig) -> list[Dataset]:
         raise
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
-        raise ConfigError(f"expected each dataset once, found {names}")
+        raise ConfigError(f"the same dataset was given twice: expected each dataset once, found {names}")
     return datasets
 
 

@@ -102,3 +102,22 @@ def load(root: Path, *, name: str, source: str, split: str | None = None) -> Dat
         warn_unjudged=False,
     )
     return assemble(layout, problems, lambda s: load(root, name=name, source=source, split=s))
+
+
+class BeirFormat:
+    """The BEIR layout (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)."""
+
+    name = FORMAT
+    layout = f"{CORPUS} with {QUERIES} and qrels/<split>.tsv (BEIR layout)"
+
+    def detect(self, root: Path) -> bool:
+        return detect(root)
+
+    def load(self, root: Path, *, name: str, source: str, split: str | None = None) -> Dataset:
+        return load(root, name=name, source=source, split=split)
+
+    def qrels_file(self, root: Path, split: str | None) -> str:
+        return f"qrels/{split or DEFAULT_SPLIT}.tsv"
+
+
+BEIR_FORMAT = BeirFormat()

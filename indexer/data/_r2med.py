@@ -114,3 +114,22 @@ def load(root: Path, *, name: str, source: str, split: str | None = None) -> Dat
         warn_unjudged=True,
     )
     return assemble(layout, problems, lambda s: load(root, name=name, source=source, split=s))
+
+
+class R2medFormat:
+    """The R2MED layout (corpus.jsonl, query.jsonl, qrels.jsonl or qrels.txt, expansion folders)."""
+
+    name = FORMAT
+    layout = f"{CORPUS} with {QUERIES} and {QRELS_JSONL}/{QRELS_TREC} (R2MED layout)"
+
+    def detect(self, root: Path) -> bool:
+        return detect(root)
+
+    def load(self, root: Path, *, name: str, source: str, split: str | None = None) -> Dataset:
+        return load(root, name=name, source=source, split=split)
+
+    def qrels_file(self, root: Path, split: str | None) -> str:
+        return QRELS_JSONL if find_file(root, QRELS_JSONL) else QRELS_TREC
+
+
+R2MED_FORMAT = R2medFormat()

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 
 from indexer._exceptions import ConfigError, DataError
 from indexer.data import _beir, _hub, _r2med, _sample
+from indexer.data._format import DatasetFormat
 from indexer.data._model import Dataset
 from indexer.data._validate import find_file
 
 # Folder formats, tried in this order by auto-detection.
-FORMATS: dict[str, ModuleType] = {_r2med.FORMAT: _r2med, _beir.FORMAT: _beir}
+FORMATS: dict[str, DatasetFormat] = {f.name: f for f in (_r2med.R2MED_FORMAT, _beir.BEIR_FORMAT)}
 
 # Named sources: spec -> loader(split, revision).
 NamedLoader = Callable[[str | None, str | None], Dataset]
@@ -44,18 +44,14 @@ def detect_format(root: Path) -> str:
         if module.detect(root):
             return name
     raise DataError(
-        f"{root} is not a dataset folder: expected {_r2med.CORPUS} with {_r2med.QUERIES} and "
-        f"{_r2med.QRELS_JSONL}/{_r2med.QRELS_TREC} (R2MED layout) or {_beir.CORPUS} with {_beir.QUERIES} and "
-        f"qrels/<split>.tsv (BEIR layout), found "
+        f"{root} is not a dataset folder: expected {' or '.join(f.layout for f in FORMATS.values())}, found "
         + (", ".join(sorted(p.name for p in root.iterdir())) or "an empty folder")
     )
 
 
 def load_folder(path: Path, *, split: str | None = None) -> Dataset:
     root = path.expanduser().resolve()
-    fmt = detect_format(root)
-    loader: Callable[..., Dataset] = FORMATS[fmt].load
-    return loader(root, name=root.name, source=str(root), split=split)
+    return FORMATS[detect_format(root)].load(root, name=root.name, source=str(root), split=split)
 
 
 def load_dataset(spec: str, *, split: str | None = None, revision: str | None = None) -> Dataset:
@@ -110,12 +106,7 @@ def _count_records(root: Path, relative: str) -> int:
 def quick_counts(root: Path, split: str | None = None) -> Counts | None:
     """Documents, judged queries and judgments by counting lines (no validation; None if unreadable)."""
     try:
-        fmt = detect_format(root)
-        qrels_name = (
-            f"qrels/{split or _beir.DEFAULT_SPLIT}.tsv"
-            if fmt == _beir.FORMAT
-            else (_r2med.QRELS_JSONL if find_file(root, _r2med.QRELS_JSONL) else _r2med.QRELS_TREC)
-        )
+        qrels_name = FORMATS[detect_format(root)].qrels_file(root, split)
         file = find_file(root, qrels_name)
         qids: set[str] = set()
         judgments = 0
