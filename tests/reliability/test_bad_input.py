@@ -238,7 +238,7 @@ CASES = [
         ("--num-candidates between depth (100) and 10000, found 5",),
     ),
     Case("timeout-zero", lambda c: _run(c.good, c.url, "--timeout", "0"), ("positive --timeout, found 0",)),
-    Case("unknown-mode", lambda c: ["run", "fuzzy", "--dataset", str(c.good)], ("expected one of lexical, vector, hybrid", "'fuzzy'")),
+    Case("unknown-mode", lambda c: ["run", "fuzzy", "--dataset", str(c.good)], ("expected a mode in ['lexical', 'vector', 'hybrid']", "'fuzzy'")),
     Case(
         "unknown-fusion",
         lambda c: ["run", "hybrid", "--dataset", str(c.good), "--fusion", "magic", "--url", c.url],

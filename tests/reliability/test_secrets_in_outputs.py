@@ -71,7 +71,10 @@ def test_secret_appears_in_no_output(
 
     # the run directory names how it authenticated, never with what
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert manifest["engine"]["url"]["auth"] == "basic" and manifest["engine"]["url"]["username"] == user
+    assert (
+        manifest["engine"]["connection"]["auth"] == "basic"
+        and manifest["engine"]["connection"]["username"] == user
+    )
     client = secured_node.client()
     client.indices.refresh(index=RECORDS_INDEX)
     records = client.search(index=RECORDS_INDEX, query={"term": {"run_id": manifest["run_id"]}}, size=1000)[

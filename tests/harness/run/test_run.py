@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import ir_measures
@@ -14,6 +15,7 @@ from elasticsearch import Elasticsearch
 
 from harness.cli import main
 from harness.eval import top_k
+from harness.inspect import render_html
 from harness.results import SCHEMA_VERSION, Manifest, RunResults, load_per_query, load_records, schema
 from indexer.data import load_dataset
 from tests._support import R2MED_DEMO, scifact_subset
@@ -241,3 +243,18 @@ def test_default_dataset_points_to_sample_when_r2med_is_missing(
     assert code != 0
     assert "--dataset sample" in err
     assert os.environ["HF_HUB_OFFLINE"] == "1"
+
+
+def test_a_real_r2med_run_draws_the_paper_bm25_line(es_url: str, tmp_path: Path) -> None:
+    """Defect: the runner wrote paper["BM25"] as {system, score}, the chart read a number: no line was
+    drawn on any R2MED dataset. A folder named like an R2MED dataset gets the paper's rows and the line."""
+    folder = tmp_path / "Biology"
+    shutil.copytree(R2MED_DEMO, folder)
+    out = tmp_path / "bio"
+    args = ["run", "lexical", "--dataset", str(folder), "--output", str(out), "--url", es_url]
+    assert main([*args, "--no-progress", "--records", "jsonl"]) == 0
+    paper = _results(out).datasets["Biology"].paper
+    bm25 = paper["BM25"]
+    assert bm25.system == "base retriever/bm25" and 0 < bm25.score < 1
+    html = render_html(out)
+    assert f'class="paper"><title>paper BM25: {bm25.score:.4f}</title></line>' in html
