@@ -38,6 +38,13 @@ FusionOpt = Annotated[
 ]
 TuneOnOpt = Annotated[str | None, _opt("--tune-on", help="Tune fusion weights on this split (e.g. train).")]
 ExpansionOpt = Annotated[str | None, _opt("--expansion", help="hyde|query2doc|lamer[:LLM].")]
+RerankOpt = Annotated[
+    str | None,
+    _opt("--rerank", help="Re-score an arm's top-k: [cross:|bi:]MODEL[@DEPTH] (default depth 100)."),
+]
+RerankArmOpt = Annotated[
+    list[str] | None, _opt("--rerank-arm", help="Arm to rerank (default the mode's main arm).")
+]
 DepthOpt = Annotated[int, _opt("--depth", help=f"Results per query (10..{MAX_DEPTH}).")]
 CandidatesOpt = Annotated[int | None, _opt("--num-candidates", help="kNN candidates (default 10 × depth).")]
 Bm25Opt = Annotated[
@@ -68,6 +75,8 @@ def run_command(
     fusion: FusionOpt = "rrf",
     tune_on: TuneOnOpt = None,
     expansion: ExpansionOpt = None,
+    rerank: RerankOpt = None,
+    rerank_arm: RerankArmOpt = None,
     depth: DepthOpt = 100,
     num_candidates: CandidatesOpt = None,
     bm25: Bm25Opt = "es",
@@ -95,6 +104,8 @@ def run_command(
         fusion=fusion,
         tune_on=tune_on,
         expansion=expansion,
+        rerank=rerank,
+        rerank_arms=tuple(rerank_arm or ()),
         depth=depth,
         num_candidates=num_candidates,
         bm25=bm25,

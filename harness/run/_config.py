@@ -14,6 +14,7 @@ from typing import Any
 
 from harness._search import SearchOptions
 from harness.eval import DEFAULT_MEASURES, FUSION_METHODS, PARAM_WEIGHTS, STAT_TESTS, FusionSpec
+from harness.rerank import RerankSpec
 from harness.sinks import SINKS
 from harness.strategies import LEXICAL_FIELDS, MODES
 from indexer import BM25_FIELDS, ConfigError
@@ -50,6 +51,8 @@ class RunConfig:
     fusion: FusionSpec | str = "rrf"
     tune_on: str | None = None
     expansion: str | None = None
+    rerank: str | None = None
+    rerank_arms: tuple[str, ...] = ()
     depth: int = 100
     num_candidates: int | None = None
     bm25: str = "es"
@@ -82,6 +85,13 @@ class RunConfig:
             raise ConfigError(f"expected a significance level alpha between 0 and 1, found {self.alpha}")
         if self.tune_on is not None and self.mode != "hybrid":
             raise ConfigError("--tune-on tunes fusion weights, so it needs the hybrid mode")
+        if self.rerank is not None:
+            RerankSpec.parse(self.rerank)
+            unknown = [a for a in self.rerank_arms if a.split("+")[0] not in MODES[self.mode]]
+            if unknown:
+                raise ConfigError(f"expected --rerank-arm among {list(MODES[self.mode])}, found {unknown}")
+        elif self.rerank_arms:
+            raise ConfigError("--rerank-arm names arms to rerank, so it needs --rerank MODEL")
         object.__setattr__(self, "records", _records(self.records))
         object.__setattr__(self, "fusion", self._fusion_spec())
 
@@ -101,6 +111,10 @@ class RunConfig:
         return self.fusion
 
     @property
+    def rerank_spec(self) -> RerankSpec | None:
+        return RerankSpec.parse(self.rerank) if self.rerank is not None else None
+
+    @property
     def sinks(self) -> tuple[str, ...]:
         assert isinstance(self.records, tuple)  # normalised by __post_init__
         return self.records
@@ -108,7 +122,16 @@ class RunConfig:
     def identity(self) -> dict[str, Any]:
         """Everything that changes results (not where they go, how they travel or how progress looks)."""
         data = asdict(self)
-        for key in ("output", "records", "records_url", "progress", "search", "model", "query_prompt"):
+        for key in (
+            "output",
+            "records",
+            "records_url",
+            "progress",
+            "search",
+            "model",
+            "query_prompt",
+            "rerank",
+        ):
             data.pop(key)
         data["fusion"] = str(self.fusion_spec)
         return data

@@ -19,8 +19,9 @@ from harness._errors import RunError
 from harness._expansion import Expansion, combine_dense
 from harness._search import ArmRun, Request, run_searches
 from harness.eval import PRIMARY_MEASURE, Evaluation, FusionSpec, evaluate, fuse, optimize_fusion, top_k
+from harness.rerank import Reranker
 from harness.run._plan import DatasetPlan, PlannedArm, RunPlan
-from harness.strategies import QueryInput, SearchArm, SearchContext
+from harness.strategies import QueryInput, RerankedArm, SearchArm, SearchContext
 from indexer import (
     CachedEmbedder,
     Capabilities,
@@ -29,6 +30,7 @@ from indexer import (
     IndexOptions,
     IndexSummary,
     build_index,
+    document_text,
     progress,
     read_json,
     slug,
@@ -55,6 +57,11 @@ class DatasetOutcome:
         return self.plan.dataset
 
 
+def corpus_texts(ds: Dataset, ids: set[str]) -> dict[str, str]:
+    """The text a model sees (title and body) of the given documents, in one pass over the corpus."""
+    return {d.id: document_text(d.title, d.text) for d in ds.iter_corpus() if d.id in ids}
+
+
 class Checkpoints:
     """Finished arms of one dataset split, one JSON file each (written atomically)."""
 
@@ -79,9 +86,11 @@ class Executor:
         embedder: CachedEmbedder | None,
         caps: Capabilities,
         console: Console,
+        reranker: Reranker | None = None,
     ) -> None:
         self.client, self.plan, self.embedder, self.caps, self.console = client, plan, embedder, caps, console
         self.config = plan.config
+        self.reranker = reranker
 
     def run_dataset(self, dsplan: DatasetPlan) -> DatasetOutcome:
         ds = dsplan.dataset
@@ -96,6 +105,11 @@ class Executor:
             fusion = self._fusion(dsplan, summary.index, ckpt)
             for arm in dsplan.fused_arms:
                 runs[arm.name] = self._fuse({name: runs[name] for name in arm.inputs}, fusion)
+        for arm in dsplan.reranked_arms:
+            assert isinstance(arm.spec, RerankedArm)
+            runs[arm.name] = self._rerank(
+                ds, arm.name, runs[arm.spec.input], Checkpoints(ckpt / (ds.split or "default"))
+            )
         ordered = {arm.name: runs[arm.name] for arm in dsplan.arms}
         evaluations = {
             name: evaluate(ds.qrels, res.run, self.config.measures) for name, res in ordered.items()
@@ -199,6 +213,35 @@ class Executor:
             wall_s=max(p.wall_s for p in parts) + per_query_ms * len(fused) / 1000.0,
             retries=sum(p.retries for p in parts),
         )
+
+    # ----------------------------------------------------------------- rerank
+    def _rerank(self, ds: Dataset, name: str, source: ArmRun, ckpt: Checkpoints) -> ArmRun:
+        """The top-k of ``source`` re-scored by the reranker, the rest kept below in their order."""
+        found = ckpt.get(name)
+        if found is not None:
+            return found
+        assert self.reranker is not None and self.config.rerank_spec is not None
+        depth = self.config.rerank_spec.depth
+        ranked = {qid: list(top_k({qid: res}, depth)[qid]) for qid, res in source.run.items()}
+        t0 = time.perf_counter()
+        texts = corpus_texts(ds, {d for docs in ranked.values() for d in docs})
+        scores = self.reranker.score(ds.queries, ranked, texts)
+        per_query_ms = (time.perf_counter() - t0) * 1000.0 / max(1, len(ranked))
+        run: dict[str, dict[str, float]] = {}
+        for qid, docs in source.run.items():
+            head = dict(sorted(scores.get(qid, {}).items(), key=lambda item: (-item[1], item[0])))
+            floor = min(head.values(), default=0.0)
+            tail = [d for d in top_k({qid: docs}, len(docs))[qid] if d not in head] if docs else []
+            run[qid] = {**head, **{d: floor - 1.0 - i for i, d in enumerate(tail)}}
+        result = ArmRun(
+            run=run,
+            took_ms=dict(source.took_ms),
+            client_ms={q: ms + per_query_ms for q, ms in source.client_ms.items()},
+            wall_s=source.wall_s + per_query_ms * len(ranked) / 1000.0,
+            retries=source.retries,
+        )
+        ckpt.put(name, result)
+        return result
 
     def _fusion(self, dsplan: DatasetPlan, index: str, ckpt: Path) -> FusionSpec:
         """The configured fusion, or with ``--tune-on`` one fitted on that split's runs of the fused inputs."""

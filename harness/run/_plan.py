@@ -17,7 +17,7 @@ from typing import Any
 
 from harness._expansion import Expansion, select_expansion
 from harness.run._config import RunConfig
-from harness.strategies import ARMS, MODES, Arm, FusedArm, SearchArm
+from harness.strategies import ARMS, MODES, Arm, FusedArm, RerankedArm, SearchArm
 from indexer import Capabilities, ConfigError, DataError, Dataset, ModelSpec, load_dataset, resolve_specs
 
 
@@ -57,6 +57,10 @@ class DatasetPlan:
     @property
     def fused_arms(self) -> list[PlannedArm]:
         return [a for a in self.arms if isinstance(a.spec, FusedArm)]
+
+    @property
+    def reranked_arms(self) -> list[PlannedArm]:
+        return [a for a in self.arms if isinstance(a.spec, RerankedArm)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,18 +118,38 @@ def load_datasets(config: RunConfig) -> list[Dataset]:
     return datasets
 
 
-def _dataset_plan(ds: Dataset, arms: Sequence[Arm], expansion_spec: str | None) -> DatasetPlan:
-    expansion = select_expansion(ds, expansion_spec) if expansion_spec else None
+RERANK_SUFFIX = ">rerank"
+
+
+def rerank_inputs(config: RunConfig, arms: Sequence[Arm]) -> tuple[str, ...]:
+    """The arms ``--rerank`` re-scores: those named, or the mode's main arm (its last ungated one)."""
+    if config.rerank is None:
+        return ()
+    return config.rerank_arms or (next(a.name for a in reversed(arms) if a.needs_capability is None),)
+
+
+def _dataset_plan(ds: Dataset, arms: Sequence[Arm], config: RunConfig) -> DatasetPlan:
+    expansion = select_expansion(ds, config.expansion) if config.expansion else None
     variants = [None, expansion] if expansion is not None else [None]
-    planned = tuple(PlannedArm(_variant(a.name, exp), a, exp) for exp in variants for a in arms)
-    return DatasetPlan(ds, expansion, planned)
+    planned = [PlannedArm(_variant(a.name, exp), a, exp) for exp in variants for a in arms]
+    names = {a.name for a in planned}
+    for source in rerank_inputs(config, arms):
+        if source not in names:
+            raise ConfigError(
+                f"expected --rerank-arm to name an arm of this run ({sorted(names)}), found {source!r}"
+            )
+        planned.append(PlannedArm(source + RERANK_SUFFIX, RerankedArm(source + RERANK_SUFFIX, source)))
+    return DatasetPlan(ds, expansion, tuple(planned))
 
 
-def plan_run(config: RunConfig, caps: Capabilities, model: ModelSpec | None) -> RunPlan:
-    """Load the data and decide the arms; ``model`` is the embedding model when the arms need one."""
+def plan_run(
+    config: RunConfig, caps: Capabilities, model: ModelSpec | None, reranker: dict[str, str] | None = None
+) -> RunPlan:
+    """Load the data and decide the arms; ``model`` is the embedding model when the arms need one,
+    ``reranker`` the identity of the ``--rerank`` model."""
     arms, notices = mode_arms(config.mode, caps)
     datasets = load_datasets(config)
-    plans = tuple(_dataset_plan(ds, arms, config.expansion) for ds in datasets)
+    plans = tuple(_dataset_plan(ds, arms, config) for ds in datasets)
     identity = config.identity()
     identity["fingerprints"] = {d.name: d.fingerprint.combined for d in datasets}
     if model is not None:
@@ -134,6 +158,8 @@ def plan_run(config: RunConfig, caps: Capabilities, model: ModelSpec | None) -> 
             "revision": model.revision,
             "query_prompt": model.query_prompt,
         }
+    if reranker is not None and config.rerank_spec is not None:
+        identity["rerank"] = {**reranker, "depth": config.rerank_spec.depth}
     config_hash = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]
     run_dir = config.output or Path("runs") / f"{config.mode}-{config_hash}"
     return RunPlan(config, plans, model, identity, config_hash, run_dir, tuple(notices))

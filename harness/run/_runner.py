@@ -13,6 +13,7 @@ from elasticsearch import Elasticsearch
 from rich.console import Console
 
 from harness._errors import RunError
+from harness.rerank import make_reranker
 from harness.results import Manifest, RunResults
 from harness.run._assemble import assemble, start_manifest
 from harness.run._config import RunConfig
@@ -68,7 +69,11 @@ def run(
     client = connect(settings)
     caps = probe(client)
     embedder = _embedder(config, caps)
-    plan = plan_run(config, caps, embedder.spec if embedder else None)
+    spec = config.rerank_spec
+    reranker = make_reranker(spec) if spec is not None else None
+    plan = plan_run(
+        config, caps, embedder.spec if embedder else None, reranker.identity if reranker else None
+    )
     for notice in plan.notices:
         console.print(f"notice: {notice} (hybrid is fused on the client)", style="dim", highlight=False)
     check_resume(plan, console)
@@ -76,7 +81,7 @@ def run(
     write_manifest(plan.run_dir, manifest)
     console.print(f"run {plan.run_id} → {plan.run_dir}", highlight=False)
     try:
-        executor = Executor(client, plan, embedder, caps, console)
+        executor = Executor(client, plan, embedder, caps, console, reranker)
         outcomes = [executor.run_dataset(d) for d in plan.datasets]
         results = assemble(plan, outcomes, manifest)
         publish(

@@ -7,7 +7,7 @@ vector, an engine capability, other arms) from these specs and decides nothing b
 Adding an arm: a strategy module, and one line in ``ARMS`` (plus its mode).
 """
 
-from harness.strategies._arms import Arm, FusedArm, SearchArm
+from harness.strategies._arms import Arm, FusedArm, RerankedArm, SearchArm
 from harness.strategies._base import QueryInput, RetrievalStrategy, SearchContext
 from harness.strategies._engine_hybrid import EngineLinear, EngineRRF
 from harness.strategies._lexical import LEXICAL_FIELDS, Lexical
@@ -41,6 +41,7 @@ __all__ = [
     "FusedArm",
     "Lexical",
     "QueryInput",
+    "RerankedArm",
     "RetrievalStrategy",
     "SearchArm",
     "SearchContext",

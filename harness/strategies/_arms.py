@@ -40,4 +40,17 @@ class FusedArm:
     needs_capability: None = None
 
 
-Arm = SearchArm | FusedArm
+@dataclass(frozen=True, slots=True)
+class RerankedArm:
+    """An arm whose top-k of ``input`` is re-scored by the run's reranker (``--rerank``)."""
+
+    name: str
+    input: str
+    needs_capability: None = None
+
+    @property
+    def compare_to(self) -> tuple[str, ...]:
+        return (self.input,)
+
+
+Arm = SearchArm | FusedArm | RerankedArm

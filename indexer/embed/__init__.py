@@ -31,6 +31,7 @@ from indexer.embed._models import (
     ModelSpec,
     bundled_model_path,
     field_name_for,
+    folder_revision,
     known_models,
     resolve_model,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "default_embedding_cache_dir",
     "document_text",
     "field_name_for",
+    "folder_revision",
     "known_models",
     "l2_normalize",
     "resolve_model",

@@ -239,3 +239,8 @@ def resolve_model(
         folder = folder.resolve()
         spec = _bundled_minilm() if folder == bundled_model_path() else _local_spec(folder)
     return spec.with_prompts(query_prompt=query_prompt, document_prompt=document_prompt)
+
+
+def folder_revision(folder: Path) -> str:
+    """The content hash that stands for the revision of a local model folder (``sha256:...``)."""
+    return _folder_revision(folder)
