@@ -58,19 +58,15 @@ def backend_class(product: str) -> type[Backend]:
 
 
 def open_backend(
-    settings: ConnectionSettings,
-    *,
-    product: str | None = None,
-    wait_for_status: str | None = "yellow",
-    timeout_s: float = 30.0,
+    settings: ConnectionSettings, *, wait_for_status: str | None = "yellow", timeout_s: float = 30.0
 ) -> Backend:
     """The backend for the cluster at ``settings.url``, proven to work (reachable, trusted, healthy).
 
-    ``product`` skips the detection (for a cluster known in advance). Errors:
+    The engine is always asked (:func:`detect_product`), never assumed. Errors:
     :class:`~indexer.ConnectionFailed` (unreachable, bad credentials, untrusted),
     :class:`~indexer.UnsupportedEngine` (neither engine, or too old).
     """
-    product = product or detect_product(settings)
+    product = detect_product(settings)
     backend = backend_class(product)(settings)  # type: ignore[call-arg]
     try:
         backend.health(wait_for_status=wait_for_status, timeout_s=timeout_s)
