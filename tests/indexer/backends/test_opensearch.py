@@ -91,6 +91,7 @@ def test_a_cluster_without_knn_is_detected_and_lexical_still_runs(no_knn: Backen
         no_knn.knn_search(KnnSpec("v", [1.0, 0.0], k=1, num_candidates=1))
     # lexical: an index (with no index.knn setting, which this cluster would refuse), documents, searches
     name = "pytest-os-lexical"
+    no_knn.delete_index(name, missing_ok=True)  # the node's data outlives a session
     no_knn.create_index(
         name,
         settings={"index": {"number_of_shards": 1}},
@@ -136,6 +137,7 @@ def test_a_2x_cluster_says_what_is_missing(legacy: Backend) -> None:
     assert not caps.analyzers["english"] and caps.analyzers["standard"]
     # what it has still works: an index, documents and a BM25 search
     name = "pytest-os-2x-lexical"
+    legacy.delete_index(name, missing_ok=True)  # the node's data outlives a session
     legacy.create_index(
         name, settings={"index": {"number_of_shards": 1}}, mappings={"properties": {"t": {"type": "text"}}}
     )
