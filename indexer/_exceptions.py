@@ -7,12 +7,17 @@ edge says what failed and why, down to the root cause, on one screen.
     HarnessError
     ├── ConfigError            bad flags, settings or files given by the user
     ├── DataError              a dataset that fails validation (carries Problems)
-    ├── EngineError            the managed local Elasticsearch node
+    ├── EngineError            the managed local node (Elasticsearch or OpenSearch)
     │   ├── JavaNotFoundError
     │   ├── DistributionNotFoundError
     │   ├── PortInUseError
     │   └── NodeDiedError
     ├── ConnectionFailed       cannot reach / authenticate to / trust a cluster
+    │   └── EngineUnavailable  the connection broke or timed out (retryable)
+    ├── RequestFailed          the cluster answered a request with an error (status, type, reason)
+    │   └── NotFound           404: no such index, alias or template
+    ├── UnsupportedEngine      not Elasticsearch/OpenSearch, or a version the harness cannot drive
+    ├── CapabilityMissing      the cluster lacks what a request needs (e.g. the k-NN plugin)
     ├── IndexingError          building or publishing an index
     │   ├── BulkIndexError     per-document failures (structured, never dropped)
     │   ├── VerificationError  an index that must not be published
@@ -62,7 +67,7 @@ class DataError(HarnessError):
 
 
 class EngineError(HarnessError):
-    """The managed local Elasticsearch node could not be started, stopped or read."""
+    """The managed local node could not be started, stopped or read."""
 
 
 class JavaNotFoundError(EngineError):
@@ -70,7 +75,7 @@ class JavaNotFoundError(EngineError):
 
 
 class DistributionNotFoundError(EngineError):
-    """No Elasticsearch distribution (archive or folder) was found."""
+    """No distribution (archive or folder) or plugin archive was found."""
 
 
 class PortInUseError(EngineError):
@@ -83,6 +88,41 @@ class NodeDiedError(EngineError):
 
 class ConnectionFailed(HarnessError):
     """A cluster could not be reached, authenticated to, or trusted."""
+
+
+class EngineUnavailable(ConnectionFailed):
+    """The connection broke, was refused or timed out: the same request may succeed later."""
+
+    retryable = True
+
+
+class RequestFailed(HarnessError):
+    """The cluster answered with an error; ``retryable`` for 429 and 5xx (overload, node restarts)."""
+
+    RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+
+    def __init__(self, message: str, *, status: int | None = None, error_type: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error_type = error_type
+
+    @property
+    def retryable(self) -> bool:
+        return self.status in self.RETRYABLE_STATUS
+
+
+class NotFound(RequestFailed):
+    """HTTP 404: the index, alias or template does not exist."""
+
+
+class UnsupportedEngine(HarnessError):
+    """The server is not a search engine the harness drives, or a version it cannot drive."""
+
+    exit_code = 2
+
+
+class CapabilityMissing(HarnessError):
+    """The cluster lacks what a request needs (a plugin, an analyzer, a query type)."""
 
 
 class IndexingError(HarnessError):

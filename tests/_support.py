@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 from indexer import EngineConfig, default_cache_dir, default_state_dir
+from indexer.engines import EngineFlavour, MavenArtifact, get_engine
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -26,6 +28,49 @@ def test_engine_config(name: str = "pytest", port: int | None = None, **kwargs: 
 
 
 test_engine_config.__test__ = False  # type: ignore[attr-defined]
+
+
+def test_os_port() -> int:
+    """The port of the test session's OpenSearch node (``$R2MED_TEST_OS_PORT``, default 9211)."""
+    return int(os.environ.get("R2MED_TEST_OS_PORT", "9211"))
+
+
+test_os_port.__test__ = False  # type: ignore[attr-defined]
+
+#: An OpenSearch 2.x for the "what does a 2.x cluster lack" tests: the 2.19.1 integ-test zip (a bare build:
+#: transport-netty4 only) runs on Java 11 to 21 (its launcher fails on 25), so on Java 17 here.
+LEGACY_OPENSEARCH: EngineFlavour = dataclasses.replace(
+    get_engine("opensearch"),
+    version="2.19.1",
+    distribution=MavenArtifact(
+        group="org.opensearch.distribution.integ-test-zip",
+        artifact="opensearch",
+        version="2.19.1",
+        sha256="af7152d8b7f6f1cee09d47276b32b70479fe6dd8cdbb61213f84eb7f8098b261",
+    ),
+    plugins=(),
+    min_java=11,
+    max_java=21,
+    distribution_var="R2MED_TEST_LEGACY_OS_DISTRIBUTION",
+)
+
+
+def fetch_artifact(artifact: MavenArtifact) -> Path:
+    """The artifact from the local Maven repository, resolved with ``mvn`` when absent; SHA-256 checked."""
+    import hashlib
+    import subprocess
+
+    path = artifact.m2_path(Path.home())
+    if not path.is_file():
+        subprocess.run(
+            ["mvn", "-q", "-B", "dependency:get", f"-Dartifact={artifact.coordinates}", "-Dtransitive=false"],
+            check=True,
+            timeout=900,
+        )
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != artifact.sha256:
+        raise AssertionError(f"{path} has SHA-256 {digest}, expected {artifact.sha256}")
+    return path
 
 
 def scifact_subset(dest: Path, n_docs: int = 300, n_test: int = 40, n_train: int = 40) -> Path:

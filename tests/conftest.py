@@ -1,9 +1,11 @@
-"""Session fixtures: a real Elasticsearch for every integration test.
+"""Session fixtures: a real Elasticsearch and a real OpenSearch for the integration tests.
 
 With ``ES_URL`` set, tests use that cluster (``ES_USERNAME``/``ES_PASSWORD``/
 ``ES_API_KEY``/``ES_CA_CERT`` apply). Otherwise the session starts a managed
 node (name ``pytest``, port ``$R2MED_TEST_PORT`` or 9201) and stops it at the
-end if it started it. Nothing is mocked.
+end if it started it. OpenSearch likewise: ``OS_URL``, or a managed node
+(name ``pytest-opensearch``, port ``$R2MED_TEST_OS_PORT`` or 9211), started on
+first use. ``backend`` is parametrized by engine. Nothing is mocked.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 
-from indexer import ConnectionSettings, ManagedNode, connect, probe
-from tests._support import R2MED_DEMO, SCIFACT, test_engine_config
+from indexer import Backend, ConnectionSettings, ManagedNode, connect, open_backend, probe
+from tests._support import R2MED_DEMO, SCIFACT, test_engine_config, test_os_port
 
 _engine_report: dict[str, str] = {}
+_os_report: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")
@@ -38,6 +41,58 @@ def es_settings() -> Iterator[ConnectionSettings]:
     finally:
         if started and not os.environ.get("R2MED_TEST_KEEP_NODE"):
             node.stop()
+
+
+@pytest.fixture(scope="session")
+def os_settings() -> Iterator[ConnectionSettings]:
+    if os.environ.get("OS_URL"):
+        _os_report["mode"] = "external (OS_URL)"
+        yield ConnectionSettings(url=os.environ["OS_URL"])
+        return
+    node = ManagedNode(test_engine_config(name="pytest-opensearch", port=test_os_port(), engine="opensearch"))
+    status, started = node.start()
+    _os_report["mode"] = (
+        "managed node started by the test session" if started else "managed node (already running)"
+    )
+    try:
+        yield ConnectionSettings(url=status.url)
+    finally:
+        if started and not os.environ.get("R2MED_TEST_KEEP_NODE"):
+            node.stop()
+
+
+@pytest.fixture(scope="session", params=["elasticsearch", "opensearch"])
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    """The backend of each engine in turn (the same tests run against both)."""
+    settings = request.getfixturevalue("es_settings" if request.param == "elasticsearch" else "os_settings")
+    opened = open_backend(settings)
+    assert opened.product == request.param
+    if request.param == "opensearch":
+        _report_os(opened)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def _report_os(opened: Backend) -> None:
+    caps = opened.probe()
+    _os_report.update(url=opened.url, version=caps.version, flavour=caps.build_flavour)
+
+
+@pytest.fixture(scope="session")
+def es_backend(es_settings: ConnectionSettings) -> Iterator[Backend]:
+    opened = open_backend(es_settings)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(scope="session")
+def os_backend(os_settings: ConnectionSettings) -> Iterator[Backend]:
+    opened = open_backend(os_settings)
+    _report_os(opened)
+    yield opened
+    opened.close()
 
 
 @pytest.fixture(scope="session")
@@ -69,4 +124,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             "=",
             f"Elasticsearch under test: {_engine_report['version']} ({_engine_report['flavour']}) at "
             f"{_engine_report['url']}, {_engine_report['mode']}",
+        )
+    if "version" in _os_report:
+        terminalreporter.write_sep(
+            "=",
+            f"OpenSearch under test: {_os_report['version']} ({_os_report['flavour']}) at "
+            f"{_os_report['url']}, {_os_report['mode']}",
         )

@@ -1,4 +1,4 @@
-"""`harness engine start|status|stop|logs`: the locally managed Elasticsearch node."""
+"""`harness engine start|status|stop|logs`: a locally managed Elasticsearch or OpenSearch node."""
 
 from __future__ import annotations
 
@@ -13,21 +13,29 @@ from indexer import (
     ConnectionSettings,
     EngineConfig,
     ManagedNode,
-    connect,
+    choose_node,
     default_cache_dir,
     default_state_dir,
     from_env,
-    probe,
+    open_backend,
 )
 
 engine_app = typer.Typer(
-    help="Run a local Elasticsearch node for the harness (no Docker needed).", no_args_is_help=True
+    help="Run a local Elasticsearch or OpenSearch node for the harness (no Docker needed).",
+    no_args_is_help=True,
 )
 
-PortOpt = Annotated[
-    int, typer.Option("--port", min=1024, max=65535, help="HTTP port on 127.0.0.1 (env R2MED_ENGINE_PORT).")
+NameOpt = Annotated[
+    str | None,
+    typer.Option("--name", help="Node name; each name has its own data folder (default: per engine)."),
 ]
-NameOpt = Annotated[str, typer.Option("--name", help="Node name; each name has its own data folder.")]
+EngineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--engine",
+        help="elasticsearch or opensearch (default elasticsearch; for an existing --name, the engine it runs).",
+    ),
+]
 
 
 def _port(text: str | None) -> int:
@@ -40,20 +48,24 @@ def _port(text: str | None) -> int:
 
 def engine_config(
     port: int | None = None,
-    name: str = "default",
+    name: str | None = None,
     heap: str | None = None,
     distribution: Path | None = None,
     java_home: Path | None = None,
+    engine: str | None = None,
 ) -> EngineConfig:
     env = from_env("engine")
+    state_dir = default_state_dir()
+    engine_name, node_name = choose_node(state_dir, engine=engine, name=name)
     return EngineConfig(
-        state_dir=default_state_dir(),
+        state_dir=state_dir,
         cache_dir=default_cache_dir(),
         distribution=distribution,
         java_home=java_home,
-        name=name,
+        name=node_name,
         http_port=port or _port(env.get("port")),
         heap=heap or env.get("heap", "1g"),
+        engine=engine_name,
     )
 
 
@@ -67,23 +79,31 @@ def start(
     ] = None,
     distribution: Annotated[
         Path | None,
-        typer.Option("--distribution", help="Elasticsearch archive or folder (env R2MED_ES_DISTRIBUTION)."),
+        typer.Option(
+            "--distribution",
+            help="Archive or folder of the engine (env R2MED_ES_DISTRIBUTION / R2MED_OS_DISTRIBUTION).",
+        ),
     ] = None,
     java_home: Annotated[
-        Path | None, typer.Option("--java-home", help="JDK 21+ home (else ES_JAVA_HOME, JAVA_HOME, ...).")
+        Path | None,
+        typer.Option(
+            "--java-home", help="JDK 21+ home (else ES_JAVA_HOME / OPENSEARCH_JAVA_HOME, JAVA_HOME, ...)."
+        ),
     ] = None,
-    name: NameOpt = "default",
+    name: NameOpt = None,
+    engine: EngineOpt = None,
 ) -> None:
     """Start a local node and wait until it is healthy."""
-    node = ManagedNode(engine_config(port, name, heap, distribution, java_home))
-    with console.status("starting Elasticsearch (waiting for cluster health)…"):
+    node = ManagedNode(engine_config(port, name, heap, distribution, java_home, engine))
+    display = node.flavour.display
+    with console.status(f"starting {display} (waiting for cluster health)…"):
         status, started = node.start()
     if started:
-        console.print(f"Elasticsearch started: {status.url} (pid {status.pid})")
+        console.print(f"{display} started: {status.url} (pid {status.pid})")
     else:
-        console.print(
-            f"Elasticsearch is already running: {status.url} (pid {status.pid}); not starting another"
-        )
+        console.print(f"{display} is already running: {status.url} (pid {status.pid}); not starting another")
+    for note in node.flavour.notes:
+        console.print(f"  note: {note}", highlight=False)
     console.print(f"  export ES_URL={status.url}", highlight=False)
 
 
@@ -91,45 +111,53 @@ def status(
     port: Annotated[
         int | None, typer.Option("--port", min=1024, max=65535, help="HTTP port of the managed node.")
     ] = None,
-    name: NameOpt = "default",
+    name: NameOpt = None,
+    engine: EngineOpt = None,
 ) -> None:
     """Print whether the managed node runs, its version, health and capabilities."""
-    node = ManagedNode(engine_config(port, name))
+    node = ManagedNode(engine_config(port, name, engine=engine))
+    label = f"managed {node.flavour.display} node {node.config.name!r}"
     st = node.status()
     if not st.running:
-        console.print(f"managed node {name!r}: not running ({st.detail})")
+        console.print(f"{label}: not running ({st.detail})")
         raise typer.Exit(3)
-    client = connect(ConnectionSettings(url=st.url), wait_for_status=None)
-    health = client.cluster.health().body
-    caps = probe(client)
-    console.print(f"managed node {name!r}: running at {st.url} (pid {st.pid})")
+    backend = open_backend(ConnectionSettings(url=st.url), wait_for_status=None)
+    try:
+        health = backend.health()
+        caps = backend.probe()
+    finally:
+        backend.close()
+    console.print(f"{label}: running at {st.url} (pid {st.pid})")
     console.print(
-        f"  version {caps.version} ({caps.flavour}, {caps.build_flavour}), health {health['status']}, license {caps.license}"
+        f"  version {caps.version} ({caps.flavour}, {caps.build_flavour}), health {health.status}, license {caps.license}"
     )
     console.print(f"  analyzers: {', '.join(k for k, v in caps.analyzers.items() if v) or 'none'}")
     console.print(f"  retrievers: rrf={caps.retrievers['rrf']} linear={caps.retrievers['linear']}")
-    console.print(f"  vector index types: {', '.join(caps.vector_index_types)}")
+    console.print(f"  features: {', '.join(f'{k}={v}' for k, v in caps.features.items())}")
+    console.print(f"  vector index types: {', '.join(caps.vector_index_types) or 'none'}")
     console.print(f"  modules: {', '.join(caps.modules)}")
+    for note in (*caps.notes, *node.flavour.notes):
+        console.print(f"  note: {note}", highlight=False)
 
 
 def stop(
     port: Annotated[int | None, typer.Option("--port", min=1024, max=65535)] = None,
-    name: NameOpt = "default",
+    name: NameOpt = None,
+    engine: EngineOpt = None,
 ) -> None:
     """Stop the node this harness started (never any other process)."""
-    node = ManagedNode(engine_config(port, name))
-    if node.stop():
-        console.print(f"managed node {name!r} stopped")
-    else:
-        console.print(f"managed node {name!r} was not running")
+    node = ManagedNode(engine_config(port, name, engine=engine))
+    label = f"managed {node.flavour.display} node {node.config.name!r}"
+    console.print(f"{label} stopped" if node.stop() else f"{label} was not running")
 
 
 def logs(
     lines: Annotated[int, typer.Option("-n", "--lines", min=1, help="How many lines from the end.")] = 40,
-    name: NameOpt = "default",
+    name: NameOpt = None,
+    engine: EngineOpt = None,
 ) -> None:
     """Print the tail of the managed node's logs."""
-    node = ManagedNode(engine_config(None, name))
+    node = ManagedNode(engine_config(None, name, engine=engine))
     text = node.logs(lines)
     console.print(text or f"no logs yet under {node.config.node_dir / 'logs'}", highlight=False, markup=False)
 

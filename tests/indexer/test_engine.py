@@ -147,7 +147,21 @@ def test_engine_as_an_ordinary_user() -> None:
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            ["runuser", "-u", user, "--", "env", *[f"{k}={v}" for k, v in env.items()], *harness, *args],
+            # the ordinary user's own default folders: not the state/cache folders this session may export
+            [
+                "runuser",
+                "-u",
+                user,
+                "--",
+                "env",
+                "-u",
+                "R2MED_HARNESS_STATE",
+                "-u",
+                "R2MED_HARNESS_CACHE",
+                *[f"{k}={v}" for k, v in env.items()],
+                *harness,
+                *args,
+            ],
             capture_output=True,
             text=True,
             cwd=repo,

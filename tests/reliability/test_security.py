@@ -195,3 +195,22 @@ def test_insecure_skips_verification_only_when_asked(secured_node: SecuredNode) 
     settings = secured_node.settings(ca_cert=None, verify_certs=False)
     assert settings.redacted()["verify_certs"] is False
     assert connect(settings).security.authenticate()["username"] == "elastic"
+
+
+def test_backend_detection_over_verified_tls(secured_node: SecuredNode) -> None:
+    """The Backend seam on a secured cluster: detection and client both use the credentials and the CA."""
+    from indexer import open_backend
+
+    backend = open_backend(secured_node.settings())
+    try:
+        assert backend.product == "elasticsearch" and backend.health().status in {"green", "yellow"}
+        assert backend.probe().version.startswith("9.")
+    finally:
+        backend.close()
+    with pytest.raises(ConnectionFailed, match=r"could not establish a trusted TLS connection") as untrusted:
+        open_backend(secured_node.settings(ca_cert=None))
+    wrong = Secret("not-the-" + secrets.token_urlsafe(8))
+    with pytest.raises(ConnectionFailed, match=r"rejected the credentials \(HTTP 401\)") as refused:
+        open_backend(secured_node.settings(password=wrong))
+    texts = [str(untrusted.value), str(refused.value), repr(refused.value)]
+    assert not find_secret(texts, secured_node.password, "elastic") and not find_secret(texts, wrong)

@@ -1,0 +1,108 @@
+"""The Backend seam: one protocol, one module per engine, chosen from what the cluster says it is.
+
+    backend = open_backend(settings)        # asks the URL, builds the matching backend, waits for health
+    backend.create_index(name, settings=..., mappings={"properties": {"v": backend.vector_mapping(spec)}})
+    backend.msearch(index, [backend.knn_search(KnnSpec("v", vector, k=10, num_candidates=100))])
+
+Only the modules of this package import a search client.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from indexer._connection import ConnectionSettings
+from indexer._exceptions import ConfigError, UnsupportedEngine
+from indexer.backends._base import Backend
+from indexer.backends._detect import detect_product
+from indexer.backends._types import (
+    FEATURES,
+    HYBRID_QUERY,
+    KNN,
+    SEARCH_TEMPLATE,
+    SIMILARITIES,
+    BulkItem,
+    BulkResult,
+    Capabilities,
+    ClusterHealth,
+    EngineInfo,
+    Hit,
+    IndexMapping,
+    IndexStats,
+    KnnSpec,
+    SearchResult,
+    VectorSpec,
+)
+
+#: product -> "module:class"; imported on first use, so a run against one engine never loads the other client
+BACKENDS: dict[str, str] = {
+    "elasticsearch": "indexer.backends._elasticsearch:ElasticsearchBackend",
+    "opensearch": "indexer.backends._opensearch:OpenSearchBackend",
+}
+#: the oldest version of each product the harness drives, and why
+MIN_VERSIONS: dict[str, tuple[tuple[int, ...], str]] = {
+    "elasticsearch": ((9, 0), "elasticsearch-py 9 speaks the REST compatibility of Elasticsearch 9.x only"),
+    "opensearch": ((2, 0), "OpenSearch 1.x has no Lucene k-NN engine and is end of life"),
+}
+
+
+def backend_class(product: str) -> type[Backend]:
+    try:
+        module_name, _, cls_name = BACKENDS[product].partition(":")
+    except KeyError:
+        raise ConfigError(
+            f"unknown backend {product!r}: expected one of {', '.join(sorted(BACKENDS))}"
+        ) from None
+    cls: type[Backend] = getattr(importlib.import_module(module_name), cls_name)
+    return cls
+
+
+def open_backend(
+    settings: ConnectionSettings, *, wait_for_status: str | None = "yellow", timeout_s: float = 30.0
+) -> Backend:
+    """The backend for the cluster at ``settings.url``, proven to work (reachable, trusted, healthy).
+
+    The engine is always asked (:func:`detect_product`), never assumed. Errors:
+    :class:`~indexer.ConnectionFailed` (unreachable, bad credentials, untrusted),
+    :class:`~indexer.UnsupportedEngine` (neither engine, or too old).
+    """
+    product = detect_product(settings)
+    backend = backend_class(product)(settings)  # type: ignore[call-arg]
+    try:
+        backend.health(wait_for_status=wait_for_status, timeout_s=timeout_s)
+        info = backend.info()
+        floor, why = MIN_VERSIONS[product]
+        if info.version_tuple < floor:
+            raise UnsupportedEngine(
+                f"{settings.url} runs {product} {info.version}: expected {'.'.join(map(str, floor))} or newer ({why})"
+            )
+    except BaseException:
+        backend.close()
+        raise
+    return backend
+
+
+__all__ = [
+    "BACKENDS",
+    "FEATURES",
+    "HYBRID_QUERY",
+    "KNN",
+    "MIN_VERSIONS",
+    "SEARCH_TEMPLATE",
+    "SIMILARITIES",
+    "Backend",
+    "BulkItem",
+    "BulkResult",
+    "Capabilities",
+    "ClusterHealth",
+    "EngineInfo",
+    "Hit",
+    "IndexMapping",
+    "IndexStats",
+    "KnnSpec",
+    "SearchResult",
+    "VectorSpec",
+    "backend_class",
+    "detect_product",
+    "open_backend",
+]

@@ -1,0 +1,94 @@
+"""The Backend protocol: everything the harness asks of a search cluster, in one small surface.
+
+Two implementations (Elasticsearch through elasticsearch-py, OpenSearch through
+opensearch-py) share the REST-level logic (:mod:`indexer.backends._rest`); each
+owns its client, the one map from its client's exceptions to ours
+(:mod:`indexer._exceptions`), its mapping and query dialects, and its probe.
+No other module imports a search client.
+
+Every method raises only :class:`~indexer.HarnessError` subclasses:
+:class:`~indexer.ConnectionFailed` (:class:`~indexer.EngineUnavailable` when the
+connection broke or timed out), :class:`~indexer.RequestFailed` (with ``status``
+and ``retryable``; :class:`~indexer.NotFound` for 404),
+:class:`~indexer.MappingConflictError`, :class:`~indexer.CapabilityMissing`.
+``bulk`` and ``msearch`` never retry on their own: the caller paces retries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from indexer.backends._types import (
+    BulkResult,
+    Capabilities,
+    ClusterHealth,
+    EngineInfo,
+    IndexMapping,
+    IndexStats,
+    KnnSpec,
+    SearchResult,
+    VectorSpec,
+)
+
+
+@runtime_checkable
+class Backend(Protocol):
+    product: ClassVar[str]  # "elasticsearch" | "opensearch"
+
+    @property
+    def url(self) -> str: ...
+
+    # -- the cluster
+    def info(self) -> EngineInfo: ...
+    def health(
+        self, *, index: str | None = None, wait_for_status: str | None = None, timeout_s: float = 30.0
+    ) -> ClusterHealth: ...
+    def probe(self) -> Capabilities: ...
+    def close(self) -> None: ...
+
+    # -- index and template administration
+    def index_exists(self, name: str) -> bool: ...
+    def create_index(
+        self, name: str, *, settings: Mapping[str, Any], mappings: Mapping[str, Any]
+    ) -> None: ...
+    def delete_index(self, name: str, *, missing_ok: bool = False) -> bool: ...
+    def get_mapping(self, name: str) -> IndexMapping: ...
+    def put_mapping(
+        self,
+        name: str,
+        *,
+        properties: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> None: ...
+    def put_settings(self, name: str, settings: Mapping[str, Any]) -> None: ...
+    def refresh(self, name: str) -> None: ...
+    def list_indices(self, pattern: str) -> list[IndexStats]: ...
+    def alias_targets(self, alias: str) -> list[str]: ...
+    def point_alias(self, alias: str, index: str) -> None: ...
+    def put_index_template(self, name: str, body: Mapping[str, Any]) -> None: ...
+    def delete_index_template(self, name: str, *, missing_ok: bool = False) -> bool: ...
+
+    # -- documents and searches
+    def bulk(self, payload: bytes, *, timeout_s: float | None = None) -> BulkResult: ...
+    def count(self, index: str, query: Mapping[str, Any] | None = None) -> int: ...
+    def search(self, index: str, body: Mapping[str, Any]) -> SearchResult: ...
+    def msearch(
+        self, index: str, bodies: Sequence[Mapping[str, Any]], *, timeout_s: float | None = None
+    ) -> list[SearchResult]: ...
+    def get_sources(
+        self, index: str, ids: Sequence[str], fields: Sequence[str]
+    ) -> dict[str, dict[str, Any]]: ...
+
+    # -- dialects
+    def vector_mapping(self, spec: VectorSpec) -> dict[str, Any]: ...
+    def knn_search(self, knn: KnnSpec) -> dict[str, Any]: ...
+    def weighted_sum(
+        self,
+        lexical: Mapping[str, Any],
+        knn: KnnSpec,
+        *,
+        lexical_weight: float,
+        vector_weight: float,
+        bm25_k1: float | None = None,
+    ) -> dict[str, Any]: ...

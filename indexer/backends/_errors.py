@@ -1,0 +1,79 @@
+"""Our exceptions from what a client saw: one function per kind of failure, shared by both backends.
+
+Each backend has exactly one ``translate`` function that takes its client's
+exception apart (status, error type, reason) and calls these; messages say what
+was being done, where, and what came back, and never carry a secret.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from indexer._exceptions import (
+    ConnectionFailed,
+    EngineUnavailable,
+    HarnessError,
+    NotFound,
+    RequestFailed,
+)
+
+_MAX = 300
+
+
+def short(text: object) -> str:
+    s = str(text)
+    return s if len(s) <= _MAX else s[:_MAX] + "…"
+
+
+def error_parts(body: Any) -> tuple[str | None, str]:
+    """(type, reason) of an error body ``{"error": {"root_cause": [...], "type", "reason"}}`` or a string."""
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict):
+            causes = err.get("root_cause") or []
+            first = causes[0] if causes and isinstance(causes[0], dict) else err
+            etype = first.get("type") or err.get("type")
+            reason = first.get("reason") or err.get("reason") or ""
+            caused = err.get("caused_by")
+            if isinstance(caused, dict) and caused.get("reason") and caused.get("reason") != reason:
+                reason = f"{reason} (caused by {caused.get('type')}: {caused.get('reason')})"
+            return (str(etype) if etype else None), str(reason)
+        return None, str(err)
+    return None, "" if body is None else str(body)
+
+
+def http_failure(status: int, body: Any, *, what: str, url: str, product: str, auth: str) -> HarnessError:
+    """The exception for an HTTP error answer ``status`` to ``what``."""
+    etype, reason = error_parts(body)
+    detail = f"{etype}: {reason}" if etype else reason
+    if status == 401:
+        return ConnectionFailed(
+            f"{url} rejected the credentials (HTTP 401) while {what}: check the username/password or "
+            f"API key (auth method: {auth})"
+        )
+    if status == 403:
+        return ConnectionFailed(
+            f"{url} refused access (HTTP 403) while {what}: the user lacks the privileges for it ({short(detail)})"
+        )
+    cls = NotFound if status == 404 else RequestFailed
+    return cls(
+        f"{product} at {url} answered HTTP {status} while {what}: {short(detail)}",
+        status=status,
+        error_type=etype,
+    )
+
+
+def unreachable(exc: BaseException, *, what: str, url: str, product: str, timeout: bool) -> HarnessError:
+    if timeout:
+        return EngineUnavailable(f"{product} at {url} did not answer in time while {what}: {short(exc)}")
+    return EngineUnavailable(
+        f"cannot reach {product} at {url} while {what}: {short(exc)}. Is it running? "
+        "(`harness engine start` runs a local node; or set ES_URL)"
+    )
+
+
+def untrusted(exc: BaseException, *, url: str) -> HarnessError:
+    return ConnectionFailed(
+        f"could not establish a trusted TLS connection to {url}: {short(exc)}; "
+        "pass the cluster's CA with --ca-cert (or ES_CA_CERT)"
+    )

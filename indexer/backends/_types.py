@@ -1,0 +1,182 @@
+"""Typed answers of a backend: what the cluster is, can do, and returned."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from indexer._exceptions import CapabilityMissing, ConfigError
+
+#: features a backend's probe reports (Capabilities.features keys)
+KNN = "knn"  # vector fields and kNN search
+HYBRID_QUERY = "hybrid_query"  # OpenSearch neural-search `hybrid` query (normalization in a search pipeline)
+SEARCH_TEMPLATE = "search_template"  # mustache search templates
+FEATURES: tuple[str, ...] = (KNN, HYBRID_QUERY, SEARCH_TEMPLATE)
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What the cluster we talk to can do; later code asks this instead of assuming."""
+
+    version: str
+    flavour: str  # "elasticsearch" or "opensearch"
+    build_flavour: str
+    modules: tuple[str, ...]
+    analyzers: dict[str, bool]
+    retrievers: dict[str, bool]
+    license: str
+    vector_index_types: tuple[str, ...]
+    nodes: int
+    notes: tuple[str, ...] = field(default=())
+    features: dict[str, bool] = field(default_factory=dict)
+    #: feature -> why it is missing and what to do (only for features that are False)
+    missing: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def major(self) -> int:
+        return int(self.version.split(".")[0])
+
+    def has_analyzer(self, name: str) -> bool:
+        return self.analyzers.get(name, False)
+
+    def has_retriever(self, name: str) -> bool:
+        return self.retrievers.get(name, False)
+
+    def has(self, feature: str) -> bool:
+        return self.features.get(feature, False)
+
+    def require(self, feature: str) -> None:
+        """Raise :class:`CapabilityMissing` (saying why, and what to do) unless the cluster offers ``feature``."""
+        if feature not in FEATURES:
+            raise ConfigError(f"unknown feature {feature!r}: expected one of {', '.join(FEATURES)}")
+        if not self.has(feature):
+            raise CapabilityMissing(self.missing.get(feature, f"the cluster does not offer {feature}"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineInfo:
+    product: str  # "elasticsearch" | "opensearch"
+    version: str
+    build_flavour: str  # Elasticsearch build_flavor ("default", "oss"...), OpenSearch build_type ("zip", ...)
+
+    @property
+    def version_tuple(self) -> tuple[int, ...]:
+        return version_tuple(self.version)
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    out = []
+    for part in version.split("-")[0].split("."):
+        out.append(int(part) if part.isdigit() else 0)
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterHealth:
+    status: str  # green | yellow | red
+    nodes: int
+    timed_out: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BulkItem:
+    op: str  # index | update | create | delete
+    doc_id: str
+    status: int
+    error_type: str | None = None
+    reason: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status < 300
+
+
+@dataclass(frozen=True, slots=True)
+class BulkResult:
+    items: tuple[BulkItem, ...]
+    took_ms: float
+
+    @property
+    def failed(self) -> tuple[BulkItem, ...]:
+        return tuple(i for i in self.items if not i.ok)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    id: str
+    score: float | None
+    source: Mapping[str, Any] | None = None
+    sort: tuple[Any, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """One search's hits (in rank order) and engine time; in an msearch, ``error`` is set instead."""
+
+    hits: tuple[Hit, ...]
+    took_ms: float
+    status: int = 200
+    error: str | None = None
+
+    @property
+    def ranking(self) -> dict[str, float]:
+        return {h.id: float(h.score) if h.score is not None else 0.0 for h in self.hits}
+
+
+@dataclass(frozen=True, slots=True)
+class IndexMapping:
+    index: str  # the physical index (an alias resolves to it)
+    properties: dict[str, Any]
+    meta: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStats:
+    name: str
+    docs: int
+    size_bytes: int
+    health: str
+    aliases: tuple[str, ...] = ()
+
+
+#: vector similarities, in Elasticsearch's names (what the layout asks for)
+SIMILARITIES: tuple[str, ...] = ("dot_product", "cosine", "l2_norm", "max_inner_product")
+
+
+@dataclass(frozen=True, slots=True)
+class VectorSpec:
+    """A vector field, engine-neutral; each backend writes it in its own mapping dialect."""
+
+    dims: int
+    similarity: str = "dot_product"
+    index_type: str = "hnsw"
+    m: int = 16
+    ef_construction: int = 100
+    #: OpenSearch k-NN engine; only ``lucene`` runs here (None means lucene)
+    engine: str | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.dims <= 4096:
+            raise ConfigError(f"expected vector dimensions between 1 and 4096, found {self.dims}")
+        if self.similarity not in SIMILARITIES:
+            raise ConfigError(f"expected a similarity in {list(SIMILARITIES)}, found {self.similarity!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class KnnSpec:
+    """One approximate kNN search: ``k`` neighbours from ``num_candidates`` per shard."""
+
+    field: str
+    vector: Sequence[float]
+    k: int
+    num_candidates: int
+
+    def __post_init__(self) -> None:
+        if self.k < 1 or self.num_candidates < self.k:
+            raise ConfigError(
+                f"expected 1 <= k <= num_candidates, found k={self.k}, num_candidates={self.num_candidates}"
+            )

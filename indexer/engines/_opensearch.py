@@ -1,0 +1,60 @@
+"""OpenSearch: the Maven integ-test zip plus the k-NN plugin.
+
+Facts about this build (checked on 3.5.0 with opensearch-knn 3.5.0.0 on Temurin 25):
+
+* it has analysis-common (the ``english`` analyzer), lang-mustache and GET /;
+* it has no security plugin: do not pass ``plugins.security.disabled`` (the node refuses
+  to start on an unknown setting); the node serves plain HTTP on 127.0.0.1 with no login;
+* the k-NN plugin ships without its native libraries, so only the ``lucene`` engine works:
+  a ``knn_vector`` field on ``faiss`` or ``nmslib`` (the default engine when none is named)
+  crashes the JVM. The OpenSearch backend always names ``engine: lucene`` and refuses the
+  others with a clear error.
+"""
+
+from __future__ import annotations
+
+from indexer._version import (
+    OPENSEARCH_KNN_VERSION,
+    OPENSEARCH_KNN_ZIP_SHA256,
+    OPENSEARCH_VERSION,
+    OPENSEARCH_ZIP_SHA256,
+)
+from indexer.engines._base import EngineFlavour, MavenArtifact, PluginSpec
+
+KNN = PluginSpec(
+    name="opensearch-knn",
+    artifact=MavenArtifact(
+        group="org.opensearch.plugin",
+        artifact="opensearch-knn",
+        version=OPENSEARCH_KNN_VERSION,
+        sha256=OPENSEARCH_KNN_ZIP_SHA256,
+    ),
+    why="knn_vector fields and the knn query (vector and hybrid arms)",
+)
+
+FLAVOUR = EngineFlavour(
+    name="opensearch",
+    display="OpenSearch",
+    version=OPENSEARCH_VERSION,
+    distribution=MavenArtifact(
+        group="org.opensearch.distribution.integ-test-zip",
+        artifact="opensearch",
+        version=OPENSEARCH_VERSION,
+        sha256=OPENSEARCH_ZIP_SHA256,
+    ),
+    executable="opensearch",
+    config_file="opensearch.yml",
+    java_home_var="OPENSEARCH_JAVA_HOME",
+    path_conf_var="OPENSEARCH_PATH_CONF",
+    java_opts_var="OPENSEARCH_JAVA_OPTS",
+    distribution_var="R2MED_OS_DISTRIBUTION",
+    fetch_script="scripts/fetch-opensearch",
+    default_node_name="opensearch",
+    cache_folder="opensearch",
+    plugin_tool="opensearch-plugin",
+    plugins=(KNN,),
+    notes=(
+        "this build's k-NN plugin has no native libraries: vector fields use engine lucene "
+        "(faiss and nmslib are refused)",
+    ),
+)

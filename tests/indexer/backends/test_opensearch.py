@@ -1,0 +1,146 @@
+"""OpenSearch only: the dialect's refusals, a cluster without the k-NN plugin, and a real 2.x cluster."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from indexer import (
+    Backend,
+    CapabilityMissing,
+    ConfigError,
+    ConnectionSettings,
+    JavaNotFoundError,
+    ManagedNode,
+    Secret,
+    VectorSpec,
+    find_java,
+    open_backend,
+)
+from indexer.backends import KNN, KnnSpec
+from indexer.backends._opensearch import _missing, build_client
+from indexer.backends._rest import ndjson
+from tests._support import LEGACY_OPENSEARCH, fetch_artifact, test_engine_config
+
+NO_KNN = "the cluster has no k-NN plugin"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("engine", ["faiss", "nmslib"])
+def test_native_knn_engines_are_refused_with_the_reason(os_backend: Backend, engine: str) -> None:
+    with pytest.raises(
+        ConfigError, match=rf"k-NN engine '{engine}' is refused: .*native libraries.*crashes its JVM"
+    ):
+        os_backend.vector_mapping(VectorSpec(dims=8, engine=engine))
+
+
+def test_other_dialect_mistakes_are_clear(os_backend: Backend) -> None:
+    with pytest.raises(
+        ConfigError, match=r"offers the index type 'hnsw' only; 'int8_hnsw' is an Elasticsearch"
+    ):
+        os_backend.vector_mapping(VectorSpec(dims=8, index_type="int8_hnsw"))
+    with pytest.raises(ConfigError, match=r"expected the k-NN engine 'lucene', found 'annoy'"):
+        os_backend.vector_mapping(VectorSpec(dims=8, engine="annoy"))
+    with pytest.raises(ConfigError, match=r"OpenSearch does not take Elasticsearch API keys"):
+        build_client(ConnectionSettings(url=os_backend.url, api_key=Secret("abc")))
+
+
+def test_knn_method_parameters_gate_is_explained() -> None:
+    """The version gate's wording (a cluster with the plugin, older than the knn query we send)."""
+    assert "only from 2.16" in _missing("2.11.0", ["opensearch-knn"])[KNN]
+    assert _missing("3.5.0", [])[KNN].startswith(NO_KNN)
+
+
+@contextlib.contextmanager
+def _node(node: ManagedNode) -> Iterator[Backend]:
+    status, _started = node.start()
+    backend = open_backend(ConnectionSettings(url=status.url))
+    try:
+        yield backend
+    finally:
+        backend.close()
+        node.stop()
+
+
+@pytest.fixture(scope="module")
+def no_knn() -> Iterator[Backend]:
+    """OpenSearch 3.5.0 as the fetched zip comes, without installing the k-NN plugin."""
+    config = test_engine_config(name="pytest-os-no-knn", port=_free_port(), engine="opensearch", plugins=())
+    with _node(ManagedNode(config)) as backend:
+        yield backend
+
+
+def test_a_cluster_without_knn_is_detected_and_lexical_still_runs(no_knn: Backend) -> None:
+    caps = no_knn.probe()
+    assert not caps.has(KNN) and "opensearch-knn" not in caps.modules
+    assert caps.missing[KNN].startswith(NO_KNN) and any(n.startswith(NO_KNN) for n in caps.notes)
+    assert caps.vector_index_types == ()
+    with pytest.raises(CapabilityMissing, match=NO_KNN):
+        caps.require(KNN)
+    with pytest.raises(CapabilityMissing, match=NO_KNN):
+        no_knn.vector_mapping(VectorSpec(dims=8))
+    with pytest.raises(CapabilityMissing, match=NO_KNN):
+        no_knn.knn_search(KnnSpec("v", [1.0, 0.0], k=1, num_candidates=1))
+    # lexical: an index (with no index.knn setting, which this cluster would refuse), documents, searches
+    name = "pytest-os-lexical"
+    no_knn.delete_index(name, missing_ok=True)  # the node's data outlives a session
+    no_knn.create_index(
+        name,
+        settings={"index": {"number_of_shards": 1}},
+        mappings={"properties": {"t": {"type": "text", "analyzer": "english"}}},
+    )
+    assert not no_knn.bulk(ndjson([{"index": {"_index": name, "_id": "1"}}, {"t": "Running probes"}])).failed
+    no_knn.refresh(name)
+    (answer,) = no_knn.msearch(name, [{"query": {"match": {"t": "run"}}}])
+    assert list(answer.ranking) == ["1"]  # the english analyzer stems "Running" to "run"
+
+
+@pytest.fixture(scope="module")
+def legacy() -> Iterator[Backend]:
+    """A real OpenSearch 2.19.1 (the bare integ-test zip: transport-netty4 only) on a Java it runs on."""
+    try:
+        java = find_java(flavour=LEGACY_OPENSEARCH)
+    except JavaNotFoundError as exc:
+        pytest.skip(f"OpenSearch 2.19.1 needs Java 11 to 21 and none is installed: {exc}")
+    zip_path = fetch_artifact(LEGACY_OPENSEARCH.distribution)
+    config = test_engine_config(
+        name="pytest-os-2x",
+        port=_free_port(),
+        engine="opensearch",
+        distribution=zip_path,
+        java_home=java.home,
+    )
+    with _node(ManagedNode(config, flavour=LEGACY_OPENSEARCH)) as backend:
+        yield backend
+
+
+def test_a_2x_cluster_says_what_is_missing(legacy: Backend) -> None:
+    assert legacy.info().version == "2.19.1"
+    caps = legacy.probe()
+    (note,) = [n for n in caps.notes if "2.x" in n]
+    assert note == (
+        "OpenSearch 2.19.1 is 2.x (the harness is tested on 3.5.0): this cluster lacks the k-NN plugin "
+        "(opensearch-knn), the 'english' analyzer (analysis-common), search templates (lang-mustache)"
+    )
+    with pytest.raises(
+        CapabilityMissing, match=rf"{NO_KNN} \(opensearch-knn\): vector and hybrid arms cannot run"
+    ):
+        legacy.vector_mapping(VectorSpec(dims=8))
+    assert not caps.analyzers["english"] and caps.analyzers["standard"]
+    # what it has still works: an index, documents and a BM25 search
+    name = "pytest-os-2x-lexical"
+    legacy.delete_index(name, missing_ok=True)  # the node's data outlives a session
+    legacy.create_index(
+        name, settings={"index": {"number_of_shards": 1}}, mappings={"properties": {"t": {"type": "text"}}}
+    )
+    assert not legacy.bulk(ndjson([{"index": {"_index": name, "_id": "1"}}, {"t": "old cluster"}])).failed
+    legacy.refresh(name)
+    assert legacy.count(name, {"match": {"t": "cluster"}}) == 1
