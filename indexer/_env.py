@@ -28,6 +28,8 @@ ENV_VARS: dict[str, str] = {
     "paths.state": "R2MED_HARNESS_STATE",
     "paths.cache": "R2MED_HARNESS_CACHE",
     "data.r2med_dir": "R2MED_DATA_DIR",
+    "data.expansions_dir": "R2MED_EXPANSIONS_DIR",
+    "endpoint.base_url": "OPENAI_BASE_URL",
 }
 
 
@@ -45,3 +47,9 @@ def from_env(section: str, env: Mapping[str, str] | None = None) -> dict[str, st
 def variable(setting: str) -> str:
     """The environment variable of ``section.name`` (for messages and help texts)."""
     return ENV_VARS[setting]
+
+
+def named(variable_name: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The value of a variable the user names at run time (``--api-key-env VAR``); None when unset or empty."""
+    env = os.environ if env is None else env
+    return env.get(variable_name) or None

@@ -23,6 +23,9 @@ edge says what failed and why, down to the root cause, on one screen.
     │   ├── VerificationError  an index that must not be published
     │   └── MappingConflictError  e.g. vector dims differ from the existing field
     ├── EmbeddingError         the embedding model could not load or encode
+    ├── EndpointError          an OpenAI-compatible API refused or kept failing
+    │   └── GenerationError    some queries got no generation (defined in harness/; each query named)
+    ├── CacheError             an on-disk cache could not be opened, read or written
     └── RunError               querying, fusion, evaluation, reports (defined in harness/)
 
 The CLI maps every HarnessError to a non-zero exit and prints ``str(err)``;
@@ -147,3 +150,11 @@ class MappingConflictError(IndexingError):
 
 class EmbeddingError(HarnessError):
     """The embedding model could not be loaded or failed to encode."""
+
+
+class EndpointError(HarnessError):
+    """An OpenAI-compatible endpoint (chat or embeddings) refused the request or kept failing."""
+
+
+class CacheError(HarnessError):
+    """An on-disk cache (embeddings, generations) could not be opened, read or written."""

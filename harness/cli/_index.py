@@ -9,20 +9,22 @@ from elastic_transport import TransportError
 from rich.table import Table
 
 from harness.cli._common import console, with_connection
+from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
 from indexer import (
     VECTOR_INDEX_TYPES,
     CachedEmbedder,
     ConfigError,
     ConnectionSettings,
     EmbeddingCache,
-    Encoder,
     IndexingError,
     IndexOptions,
     IndexSummary,
     VectorOptions,
+    build_encoder,
     build_index,
     connect,
     delete_indices,
+    endpoint_for,
     list_indices,
     load_dataset,
     resolve_deletion,
@@ -33,19 +35,31 @@ from indexer import (
 ModelOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--model", "-m", help="Embedding model name or local folder; repeat for several (default minilm)."
+        "--model",
+        "-m",
+        help="Embedding model name, local folder, or openai:MODEL (an endpoint); repeat for several (default minilm).",
     ),
 ]
 NoVectorsOpt = Annotated[bool, typer.Option("--no-vectors", help="Index the BM25 text side only.")]
 
 
-def make_embedders(models: list[str] | None, *, no_vectors: bool = False) -> list[CachedEmbedder]:
+def make_embedders(
+    models: list[str] | None,
+    *,
+    no_vectors: bool = False,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+) -> list[CachedEmbedder]:
     if no_vectors:
         if models:
             raise ConfigError("--no-vectors and --model exclude each other")
         return []
+    names = models or ["minilm"]
+    endpoint = endpoint_for(names, base_url, api_key_env)
     cache = EmbeddingCache()
-    return [CachedEmbedder(Encoder(resolve_model(name)), cache) for name in (models or ["minilm"])]
+    return [
+        CachedEmbedder(build_encoder(resolve_model(n), endpoint=endpoint, cache=cache), cache) for n in names
+    ]
 
 
 def print_summary(s: IndexSummary) -> None:
@@ -67,6 +81,12 @@ def index(
     ],
     model: ModelOpt = None,
     no_vectors: NoVectorsOpt = False,
+    base_url: BaseUrlOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
+    revision: Annotated[
+        str | None,
+        typer.Option("--revision", help="Hub revision for r2med datasets (default: the pinned commit)."),
+    ] = None,
     vector_type: Annotated[
         str, typer.Option("--vector-type", help=f"One of {', '.join(VECTOR_INDEX_TYPES)}.")
     ] = "hnsw",
@@ -99,10 +119,10 @@ def index(
         progress=progress,
         max_retries=max_retries,
     )
-    embedders = make_embedders(model, no_vectors=no_vectors)
+    embedders = make_embedders(model, no_vectors=no_vectors, base_url=base_url, api_key_env=api_key_env)
     client = connect(settings)
     for spec in [s for d in dataset for s in resolve_specs(d)]:
-        ds = load_dataset(spec)
+        ds = load_dataset(spec, revision=revision)
         try:
             summary = build_index(client, ds, embedders, options, console=console)
         except TransportError as exc:  # the connection dropped outside the retried bulk path

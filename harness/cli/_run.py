@@ -11,6 +11,7 @@ from rich.console import Console
 from harness._compare import compare_runs
 from harness._search import SearchOptions
 from harness.cli._common import console, with_connection
+from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
 from harness.eval import STAT_TESTS
 from harness.inspect import arm_table, print_table, significance_table
 from harness.results import RunResults
@@ -31,13 +32,20 @@ DatasetOpt = Annotated[
 SplitOpt = Annotated[
     str | None, _opt("--split", help="Evaluation split for BEIR-style datasets (default test).")
 ]
-ModelOpt = Annotated[str, _opt("--model", "-m", help="Embedding model name or local folder.")]
+ModelOpt = Annotated[
+    str, _opt("--model", "-m", help="Embedding model name, local folder, or openai:MODEL (an endpoint).")
+]
+RevisionOpt = Annotated[
+    str | None, _opt("--revision", help="Hub revision for r2med datasets (default: the pinned commit).")
+]
 QueryPromptOpt = Annotated[str | None, _opt("--query-prompt", help="Override the model's query prompt.")]
 FusionOpt = Annotated[
     str, _opt("--fusion", help="rrf[:k=60] | combsum|combmnz|wsum[:norm=min-max|zmuv|max,weights=a/b].")
 ]
 TuneOnOpt = Annotated[str | None, _opt("--tune-on", help="Tune fusion weights on this split (e.g. train).")]
-ExpansionOpt = Annotated[str | None, _opt("--expansion", help="hyde|query2doc|lamer[:LLM].")]
+ExpansionOpt = Annotated[
+    str | None, _opt("--expansion", help="hyde|query2doc|lamer|search-o1|search-r1[:LLM].")
+]
 RerankOpt = Annotated[
     str | None,
     _opt("--rerank", help="Re-score an arm's top-k: [cross:|bi:]MODEL[@DEPTH] (default depth 100)."),
@@ -71,6 +79,9 @@ def run_command(
     dataset: DatasetOpt = None,
     split: SplitOpt = None,
     model: ModelOpt = "minilm",
+    base_url: BaseUrlOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
+    revision: RevisionOpt = None,
     query_prompt: QueryPromptOpt = None,
     fusion: FusionOpt = "rrf",
     tune_on: TuneOnOpt = None,
@@ -99,7 +110,10 @@ def run_command(
         mode=mode,
         datasets=tuple(dataset or ["r2med"]),
         split=split,
+        revision=revision,
         model=model,
+        base_url=base_url,
+        api_key_env=api_key_env,
         query_prompt=query_prompt,
         fusion=fusion,
         tune_on=tune_on,

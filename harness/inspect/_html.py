@@ -198,6 +198,7 @@ def _query_item(qid: str, per_arm: Mapping[str, EvalRecord], arms: Sequence[str]
         titles.update({h.id: h.title for h in rec.top_hits if h.id not in titles})
         titles.update({m.id: m.title for m in rec.missed if m.id not in titles})
     expansion = next((r.query.expansion for r in per_arm.values() if r.query.expansion), None)
+    trace = next((r.query.reasoning for r in per_arm.values() if r.query.reasoning), None)
     pills = " ".join(
         f'<span class="pill">{escape(a)} {fmt(per_arm[a].metrics.ndcg_at_10, 3)}</span>'
         for a in arms
@@ -216,6 +217,12 @@ def _query_item(qid: str, per_arm: Mapping[str, EvalRecord], arms: Sequence[str]
         f"<summary><code>{escape(qid)}</code> {pills} {delta_text}</summary>"
         f'<p class="qtext">{escape(text)}</p>'
         + (f'<p class="expansion"><b>expansion:</b> {escape(expansion)}</p>' if expansion else "")
+        + (
+            '<details class="reasoning"><summary>reasoning trace (not searched with)</summary>'
+            f"<p>{escape(trace)}</p></details>"
+            if trace
+            else ""
+        )
         + f'<table class="judged"><thead><tr><th>relevant doc</th><th>grade</th><th>title</th>{head}</tr></thead>'
         f"<tbody>{_judged_rows(per_arm, arms, titles)}</tbody></table>{_missed_blocks(per_arm, arms)}</details>"
     )

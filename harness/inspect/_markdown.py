@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.inspect._table import to_markdown
 from harness.inspect._tables import arm_table, significance_table, summary_table
-from harness.results import RunResults
+from harness.results import ExpansionInfo, RunResults
 
 
 def render_markdown(results: RunResults) -> str:
@@ -20,4 +20,31 @@ def render_markdown(results: RunResults) -> str:
             out.append(
                 to_markdown(significance_table(name, ds.significance), heading=f"### {name}: paired tests")
             )
+        info = manifest.datasets.get(name)
+        if info is not None and info.expansion is not None:
+            out += expansion_lines(info.expansion)
     return "\n".join(out).rstrip() + "\n"
+
+
+def expansion_lines(info: ExpansionInfo) -> list[str]:
+    """What the ``+<method>`` arms searched with: the set, its prompt, and the reasoning split off."""
+    prompts = ", ".join(p[:12] for p in info.prompt_sha256) or "not recorded"
+    out = [f"Expansion `{info.label}` ({info.queries} queries; prompt sha256 {prompts})."]
+    r = info.reasoning
+    if r.format:
+        out.append(
+            f"Reasoning model ({r.format}): searched with {r.rule}; {r.queries_with_trace} traces split off "
+            f"(mean {r.trace_words_mean} words, answers {r.answer_words_mean} words), kept in records.jsonl as "
+            "query.reasoning, never searched with."
+        )
+    elif r.queries_with_trace:
+        out.append(
+            f"{r.queries_with_trace} reasoning traces kept apart by the file (records.jsonl: query.reasoning), "
+            "never searched with."
+        )
+    if r.no_answer:
+        out.append(
+            f"{len(r.no_answer)} queries had no answer after the trace (searched with the query alone): "
+            + ", ".join(r.no_answer[:20])
+        )
+    return [*out, ""]

@@ -46,6 +46,7 @@ class RecordContext:
     doc_lookup: DocLookup
     latency_ms: Mapping[str, Mapping[str, float]]
     expansions: Mapping[str, str] | None = None
+    reasoning: Mapping[str, str] | None = None  # qid -> trace split off the expansion (never searched)
     baseline_arm: str = "lexical"
     compare_arm: str = "hybrid"
     fusion: str | None = None
@@ -122,7 +123,9 @@ def _record(ctx: RecordContext, q: _Query, arm: str) -> EvalRecord:
     title = {doc: q.docs.get(doc, ("", ""))[0] for doc in q.docs}
     compare = ctx.compare_arm in q.ndcg and ctx.baseline_arm in q.ndcg
     comparison_delta = q.ndcg[ctx.compare_arm] - q.ndcg[ctx.baseline_arm] if compare else None
-    expansion = ctx.expansions.get(q.qid) if ctx.expansions is not None and ctx.is_expanded(arm) else None
+    expanded = ctx.is_expanded(arm)
+    expansion = ctx.expansions.get(q.qid) if ctx.expansions is not None and expanded else None
+    trace = ctx.reasoning.get(q.qid) if ctx.reasoning is not None and expanded else None
     latency = ctx.latency_ms.get(arm, {}).get(q.qid)
     return EvalRecord(
         timestamp=ctx.timestamp,
@@ -131,7 +134,7 @@ def _record(ctx: RecordContext, q: _Query, arm: str) -> EvalRecord:
         arm=arm,
         fusion=ctx.fusion,
         model=ctx.model,
-        query=QueryText(q.qid, ctx.queries[q.qid], expansion),
+        query=QueryText(q.qid, ctx.queries[q.qid], expansion, trace),
         metrics=RecordMetrics(
             ndcg_at_10=float(ctx.per_query[arm]["ndcg@10"].get(q.qid, 0.0)),
             recall_at_100=float(ctx.per_query[arm]["recall@100"].get(q.qid, 0.0)),
@@ -179,7 +182,8 @@ def build_records(ctx: RecordContext) -> Iterator[EvalRecord]:
     ``runs`` maps arm -> ``{qid: {docid: score}}``; ``per_query`` maps arm -> measure
     (``ndcg@10``, ``recall@100``) -> qid -> value; ``latency_ms`` maps arm -> qid -> ms.
     ``doc_lookup`` returns ``{docid: (title, text)}`` (unknown ids get an empty title).
-    ``expansions`` (qid -> text) go on the records of expanded arms (default: names with ``+``).
+    ``expansions`` (qid -> text) go on the records of expanded arms (default: names with ``+``), and
+    so does ``reasoning`` (qid -> a reasoning model's trace, split off and never searched with).
     """
     _check(ctx)
     for qid in ctx.qrels:

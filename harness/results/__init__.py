@@ -4,7 +4,7 @@ Public surface::
 
     RunResults.load(run_dir) / .save(run_dir) / .to_json() / .from_json(data)
     RunResults -> DatasetResult -> ArmResult (metrics, ci95, Percentiles), Comparison, PaperBaseline
-    Manifest (EngineInfo, DatasetInfo, ModelInfo)
+    Manifest (EngineInfo, DatasetInfo (ExpansionInfo, ReasoningSplit), ModelInfo)
     QueryScores, load_per_query(run_dir)          per_query.jsonl
     EvalRecord, load_records(run_dir)             records.jsonl (the evaluation records)
     SCHEMA_VERSION, schema()                      the JSON Schema results.json validates against
@@ -25,10 +25,12 @@ from harness.results._model import (
     DatasetInfo,
     DatasetResult,
     EngineInfo,
+    ExpansionInfo,
     Manifest,
     ModelInfo,
     PaperBaseline,
     Percentiles,
+    ReasoningSplit,
     RunResults,
 )
 from harness.results._records import (
@@ -74,6 +76,7 @@ __all__ = [
     "Delta",
     "EngineInfo",
     "EvalRecord",
+    "ExpansionInfo",
     "Manifest",
     "MissedDoc",
     "ModelInfo",
@@ -81,6 +84,7 @@ __all__ = [
     "Percentiles",
     "QueryScores",
     "QueryText",
+    "ReasoningSplit",
     "RecordMetrics",
     "RelevantCounts",
     "RunResults",

@@ -112,6 +112,32 @@ class ModelInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class ReasoningSplit:
+    """How a reasoning model's traces were split off an expansion set (never searched with)."""
+
+    format: str | None = None  # the family row of harness/_reasoning.py, None for a plain model
+    rule: str | None = None
+    queries_with_trace: int = 0
+    trace_words_mean: float = 0.0
+    answer_words_mean: float = 0.0
+    no_answer: tuple[str, ...] = ()  # searched with the query alone: the trace had no answer after it
+
+
+@dataclass(frozen=True, slots=True)
+class ExpansionInfo:
+    """The expansion set the ``+<method>`` arms searched with, and where it came from."""
+
+    label: str
+    method: str
+    llm: str
+    content_sha256: str
+    queries: int
+    file: str | None = None
+    prompt_sha256: tuple[str, ...] = ()
+    reasoning: ReasoningSplit = field(default_factory=ReasoningSplit)
+
+
+@dataclass(frozen=True, slots=True)
 class DatasetInfo:
     """What was evaluated: where the data came from, its size and its content hashes."""
 
@@ -120,6 +146,8 @@ class DatasetInfo:
     queries: int
     documents: int
     fingerprint: dict[str, str]
+    revision: str | None = None  # the hub commit of r2med/<Name>; None for folders and the sample
+    expansion: ExpansionInfo | None = None
 
 
 @dataclass(frozen=True, slots=True)

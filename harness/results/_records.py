@@ -48,6 +48,7 @@ class QueryText:
     id: str
     text: str
     expansion: str | None = None
+    reasoning: str | None = None  # a reasoning model's trace, split off the expansion and never searched with
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,8 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
                 len(p.dataset.queries),
                 p.dataset.corpus_size,
                 asdict(p.dataset.fingerprint),
+                revision=p.dataset.revision,
+                expansion=p.expansion.info() if p.expansion is not None else None,
             )
             for p in plan.datasets
         },

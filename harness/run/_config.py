@@ -46,7 +46,10 @@ class RunConfig:
     mode: str
     datasets: tuple[str, ...] = ("r2med",)
     split: str | None = None
+    revision: str | None = None  # hub revision of r2med/<Name> (default: the pinned commit)
     model: str = "minilm"
+    base_url: str | None = None  # OpenAI-compatible endpoint for openai:MODEL embeddings
+    api_key_env: str | None = None  # the variable holding its key (never the key itself)
     query_prompt: str | None = None
     fusion: FusionSpec | str = "rrf"
     tune_on: str | None = None
@@ -122,6 +125,7 @@ class RunConfig:
     def identity(self) -> dict[str, Any]:
         """Everything that changes results (not where they go, how they travel or how progress looks)."""
         data = asdict(self)
+        # the model is in the identity through its spec, the data through its fingerprints
         for key in (
             "output",
             "records",
@@ -131,7 +135,10 @@ class RunConfig:
             "model",
             "query_prompt",
             "rerank",
+            "revision",
         ):
+            data.pop(key)
+        for key in ("base_url", "api_key_env"):  # where the endpoint is does not change what it computes
             data.pop(key)
         data["fusion"] = str(self.fusion_spec)
         return data

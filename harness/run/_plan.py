@@ -103,7 +103,7 @@ def needs_vectors(arms: Sequence[Arm]) -> bool:
 def load_datasets(config: RunConfig) -> list[Dataset]:
     specs = [s for d in config.datasets for s in resolve_specs(d)]
     try:
-        datasets = [load_dataset(s, split=config.split) for s in specs]
+        datasets = [load_dataset(s, split=config.split, revision=config.revision) for s in specs]
     except DataError as exc:
         if any(s.lower().startswith("r2med") for s in specs):
             raise DataError(
@@ -152,6 +152,9 @@ def plan_run(
     plans = tuple(_dataset_plan(ds, arms, config) for ds in datasets)
     identity = config.identity()
     identity["fingerprints"] = {d.name: d.fingerprint.combined for d in datasets}
+    chosen = {p.dataset.name: p.expansion for p in plans if p.expansion is not None}
+    if chosen:  # a regenerated expansion set is another run, never a resumed one
+        identity["expansions"] = {name: exp.content_sha256 for name, exp in chosen.items()}
     if model is not None:
         identity["model"] = {
             "id": model.model_id,

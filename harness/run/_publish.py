@@ -119,6 +119,7 @@ def records_of(pub: Publication, outcome: DatasetOutcome, client: Elasticsearch)
             doc_lookup=doc_lookup(client, outcome.index),
             latency_ms={arm: res.client_ms for arm, res in outcome.runs.items()},
             expansions=dict(exp.documents) if exp else None,
+            reasoning=dict(exp.reasoning) if exp else None,
             baseline_arm=baseline,
             compare_arm=compared,
             fusion=str(outcome.fusion) if outcome.fusion else None,

@@ -26,8 +26,9 @@ from indexer import (
     ConfigError,
     ConnectionSettings,
     EmbeddingCache,
-    Encoder,
+    build_encoder,
     connect,
+    endpoint_for,
     probe,
     resolve_model,
 )
@@ -38,7 +39,9 @@ def _embedder(config: RunConfig, caps: Capabilities) -> CachedEmbedder | None:
     if not needs_vectors(arms):
         return None
     spec = resolve_model(config.model, query_prompt=config.query_prompt)
-    return CachedEmbedder(Encoder(spec), EmbeddingCache())
+    cache = EmbeddingCache()
+    endpoint = endpoint_for([config.model], config.base_url, config.api_key_env)
+    return CachedEmbedder(build_encoder(spec, endpoint=endpoint, cache=cache), cache)
 
 
 def check_resume(plan: RunPlan, console: Console) -> None:

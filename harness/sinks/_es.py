@@ -57,6 +57,11 @@ class EsSink(SinkBase):
         body = index_template()
         try:
             self.client.indices.put_index_template(name=TEMPLATE_NAME, **body)
+            if self.client.indices.exists(index=self.index):
+                # fields added to the template since the index was created (e.g. query.reasoning);
+                # additive only, so existing records are untouched
+                properties = body["template"]["mappings"]["properties"]
+                self.client.indices.put_mapping(index=self.index, properties=properties)
         except (ApiError, TransportError) as exc:
             raise ConnectionFailed(f"could not install index template {TEMPLATE_NAME!r}") from exc
         self._template_installed = True

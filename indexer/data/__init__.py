@@ -2,30 +2,54 @@
 
 Public surface::
 
-    load_dataset(spec, *, split=None, revision=None) -> Dataset
+    load_dataset(spec, *, split=None, revision=None) -> Dataset   (r2med/<Name>: pinned commit by default)
+    expansion_root(spec) -> Path   (where `harness expand` writes <method>/<llm>/ sets)
     resolve_specs(spec) -> list[str]
     known_datasets() -> list[KnownDataset]
     describe(dataset) -> dict (counts, lengths, grades, expansions, fingerprint, warnings)
     Dataset, Document, Fingerprint, Problem, Severity, R2MED_NAMES
 """
 
-from indexer.data._hub import DATA_DIR_ENV, R2MED_NAMES
-from indexer.data._model import CorpusStats, Dataset, Document, Fingerprint, Problem, Severity
-from indexer.data._registry import Counts, KnownDataset, known_datasets, load_dataset, resolve_specs
+from indexer.data._hub import DATA_DIR_ENV, PINNED_REVISIONS, R2MED_NAMES
+from indexer.data._model import (
+    CorpusStats,
+    Dataset,
+    Document,
+    ExpansionInfo,
+    Fingerprint,
+    Problem,
+    Severity,
+)
+from indexer.data._overlay import EXPANSIONS_ENV, expansions_home
+from indexer.data._r2med import EXPANSION_FILE
+from indexer.data._registry import (
+    Counts,
+    KnownDataset,
+    expansion_root,
+    known_datasets,
+    load_dataset,
+    resolve_specs,
+)
 from indexer.data._summary import describe
 
 __all__ = [
     "DATA_DIR_ENV",
+    "EXPANSIONS_ENV",
+    "EXPANSION_FILE",
+    "PINNED_REVISIONS",
     "R2MED_NAMES",
     "CorpusStats",
     "Counts",
     "Dataset",
     "Document",
+    "ExpansionInfo",
     "Fingerprint",
     "KnownDataset",
     "Problem",
     "Severity",
     "describe",
+    "expansion_root",
+    "expansions_home",
     "known_datasets",
     "load_dataset",
     "resolve_specs",

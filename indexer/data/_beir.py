@@ -3,6 +3,7 @@
     corpus.jsonl        {"_id", "title", "text"}
     queries.jsonl       {"_id", "text"}
     qrels/<split>.tsv   query-id <TAB> corpus-id <TAB> score, with a header line
+    <method>/<llm>/query_with_hydoc.jsonl   optional expansions, as in R2MED's layout (may cover one split)
 
 Each file may also be gzip-compressed (``corpus.jsonl.gz``), as in the bundled sample.
 """
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from indexer.data._model import Dataset
+from indexer.data._r2med import expansion_files
 from indexer.data._validate import (
     CorpusKeys,
     DataFile,
@@ -69,8 +71,13 @@ def read_qrels_tsv(file: DataFile, problems: Problems) -> Iterator[Judgment]:
             yield Judgment(qid, docid, grade, line)
 
 
-def load(root: Path, *, name: str, source: str, split: str | None = None) -> Dataset:
-    """Load and validate a BEIR-layout folder for one split (default ``test``)."""
+def load(
+    root: Path, *, name: str, source: str, split: str | None = None, expansion_roots: tuple[Path, ...] = ()
+) -> Dataset:
+    """Load and validate a BEIR-layout folder for one split (default ``test``).
+
+    ``expansion_roots``: more folders of ``<method>/<llm>/`` expansion sets (see ``_overlay``).
+    """
     problems = Problems()
     chosen = split or DEFAULT_SPLIT
     available = splits(root)
@@ -99,9 +106,15 @@ def load(root: Path, *, name: str, source: str, split: str | None = None) -> Dat
         query_id_key="_id",
         qrels=qrels,
         read_qrels=read_qrels_tsv,
+        expansions=expansion_files(root, *expansion_roots),
         warn_unjudged=False,
+        expansions_cover_split=False,
     )
-    return assemble(layout, problems, lambda s: load(root, name=name, source=source, split=s))
+    return assemble(
+        layout,
+        problems,
+        lambda s: load(root, name=name, source=source, split=s, expansion_roots=expansion_roots),
+    )
 
 
 class BeirFormat:

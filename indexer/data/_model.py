@@ -71,13 +71,27 @@ class CorpusStats:
 
 
 @dataclass(frozen=True, slots=True)
+class ExpansionInfo:
+    """What an expansion set carries besides its texts.
+
+    ``reasoning``: qid -> the reasoning trace a file keeps apart from ``hy_doc`` (files written by
+    ``harness expand`` for reasoning models); ``prompt_sha256``: the prompt hashes its records name.
+    """
+
+    file: str
+    reasoning: dict[str, str] = field(default_factory=dict)
+    prompt_sha256: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Dataset:
     """A validated dataset: judged queries, qrels and expansions in memory, the corpus on disk.
 
     ``queries`` holds only the queries of the chosen split that have judgments;
     ``unjudged_queries`` counts the others found in the query file.
     ``expansions`` maps ``(method, llm)`` to ``qid -> generated text`` for those
-    same queries.  :meth:`iter_corpus` streams the corpus from disk on each call.
+    same queries, and ``expansion_info`` what else each set carries (reasoning, prompt hashes).
+    :meth:`iter_corpus` streams the corpus from disk on each call.
     """
 
     name: str
@@ -94,6 +108,8 @@ class Dataset:
     splits: tuple[str, ...]
     _corpus: Callable[[], Iterator[Document]] = field(repr=False, compare=False)
     _reload: Callable[[str | None], Dataset] = field(repr=False, compare=False)
+    expansion_info: dict[tuple[str, str], ExpansionInfo] = field(default_factory=dict, compare=False)
+    revision: str | None = None  # the hub revision loaded (r2med/<Name>); None for folders and the sample
 
     @property
     def corpus_size(self) -> int:

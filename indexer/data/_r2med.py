@@ -71,16 +71,28 @@ def read_qrels_trec(file: DataFile, problems: Problems) -> Iterator[Judgment]:
             yield Judgment(cols[0], cols[2], grade, line)
 
 
-def expansion_files(root: Path) -> tuple[tuple[str, str, DataFile], ...]:
+def expansion_files(root: Path, *extra: Path) -> tuple[tuple[str, str, DataFile], ...]:
+    """``<method>/<llm>/query_with_hydoc.jsonl[.gz]`` under ``root``, then under each ``extra`` folder
+    (named by full path in problems, so a reader sees where an added set came from)."""
     found = []
-    for path in sorted(root.glob(f"*/*/{EXPANSION_FILE}")) + sorted(root.glob(f"*/*/{EXPANSION_FILE}.gz")):
-        rel = path.relative_to(root)
-        found.append((rel.parts[0], rel.parts[1], DataFile(path, rel.as_posix())))
+    for base in (root, *extra):
+        if not base.is_dir():
+            continue
+        paths = sorted(base.glob(f"*/*/{EXPANSION_FILE}")) + sorted(base.glob(f"*/*/{EXPANSION_FILE}.gz"))
+        for path in paths:
+            rel = path.relative_to(base)
+            name = rel.as_posix() if base == root else str(path)
+            found.append((rel.parts[0], rel.parts[1], DataFile(path, name)))
     return tuple(found)
 
 
-def load(root: Path, *, name: str, source: str, split: str | None = None) -> Dataset:
-    """Load and validate an R2MED-layout folder (R2MED has a single, unnamed split)."""
+def load(
+    root: Path, *, name: str, source: str, split: str | None = None, expansion_roots: tuple[Path, ...] = ()
+) -> Dataset:
+    """Load and validate an R2MED-layout folder (R2MED has a single, unnamed split).
+
+    ``expansion_roots``: more folders of ``<method>/<llm>/`` expansion sets (see ``_overlay``).
+    """
     problems = Problems()
     if split not in (None, "test"):
         problems.error(
@@ -110,10 +122,14 @@ def load(root: Path, *, name: str, source: str, split: str | None = None) -> Dat
         query_id_key="id",
         qrels=qrels,
         read_qrels=read_qrels_jsonl if qrels.name.startswith(QRELS_JSONL) else read_qrels_trec,
-        expansions=expansion_files(root),
+        expansions=expansion_files(root, *expansion_roots),
         warn_unjudged=True,
     )
-    return assemble(layout, problems, lambda s: load(root, name=name, source=source, split=s))
+    return assemble(
+        layout,
+        problems,
+        lambda s: load(root, name=name, source=source, split=s, expansion_roots=expansion_roots),
+    )
 
 
 class R2medFormat:

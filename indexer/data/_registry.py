@@ -10,6 +10,7 @@ from indexer._exceptions import ConfigError, DataError
 from indexer.data import _beir, _hub, _r2med, _sample
 from indexer.data._format import DatasetFormat
 from indexer.data._model import Dataset
+from indexer.data._overlay import overlay_root
 from indexer.data._validate import find_file
 
 # Folder formats, tried in this order by auto-detection.
@@ -75,6 +76,20 @@ def load_dataset(spec: str, *, split: str | None = None, revision: str | None = 
         f'expected a dataset ("sample", "r2med", "r2med/<Name>" with Name one of {", ".join(_hub.R2MED_NAMES)}) '
         f'or an existing folder, found "{spec}"'
     )
+
+
+def expansion_root(spec: str) -> Path:
+    """Where ``harness expand`` puts ``<method>/<llm>/`` expansion sets for ``spec``: inside a folder
+    dataset (R2MED's layout), or in the expansions folder for the sample and ``r2med/<Name>``."""
+    key = spec.strip()
+    if key in NAMED:
+        return overlay_root(key)
+    path = Path(key).expanduser()
+    if key.lower().startswith(_hub.PREFIX + "/") and not path.exists():
+        return overlay_root(f"{_hub.PREFIX}/{_hub.canonical(key)}")
+    if path.is_dir():
+        return path.resolve()
+    raise ConfigError(f'expected a dataset ("sample", "r2med/<Name>") or an existing folder, found "{spec}"')
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from indexer.data import _beir
 from indexer.data._model import Dataset
+from indexer.data._overlay import overlay_root
 
 NAME = "sample"
 DESCRIPTION = "SciFact (BEIR), bundled; test split for evaluation, train split for tuning"
@@ -18,4 +19,10 @@ def root() -> Path:
 
 def load(*, split: str | None = None) -> Dataset:
     folder = root()
-    return _beir.load(folder, name=NAME, source=f"bundled SciFact ({folder})", split=split)
+    return _beir.load(
+        folder,
+        name=NAME,
+        source=f"bundled SciFact ({folder})",
+        split=split,
+        expansion_roots=(overlay_root(NAME),),
+    )

@@ -18,7 +18,16 @@ from typing import IO, Any, cast
 
 from indexer._exceptions import DataError
 from indexer.data._fingerprint import OrderFreeHash, combine
-from indexer.data._model import CorpusStats, Dataset, Document, Fingerprint, Problem, Severity, summarise
+from indexer.data._model import (
+    CorpusStats,
+    Dataset,
+    Document,
+    ExpansionInfo,
+    Fingerprint,
+    Problem,
+    Severity,
+    summarise,
+)
 
 MAX_LISTED = 50
 _SNIPPET = 60
@@ -336,6 +345,9 @@ class Layout:
     # R2MED query files hold exactly the evaluated queries: an unjudged one is worth a warning.
     # BEIR query files hold every split's queries: the other splits' queries are expected.
     warn_unjudged: bool = True
+    # R2MED: an expansion set covers every judged query (one split). BEIR: a set may cover one split
+    # only (a run that uses it still refuses a missing query), so a gap is a warning.
+    expansions_cover_split: bool = True
 
 
 def parse_document(
@@ -516,20 +528,48 @@ def _scan_corpus(layout: Layout, judged: dict[str, dict[str, Judgment]], problem
 
 def _read_expansions(
     layout: Layout, queries: dict[str, tuple[str, int]], evaluated: list[str], problems: Problems
-) -> dict[tuple[str, str], dict[str, str]]:
-    """(method, llm) -> query id -> generated text, for every expansion file of the layout."""
-    qfile = layout.queries
+) -> tuple[dict[tuple[str, str], dict[str, str]], dict[tuple[str, str], ExpansionInfo]]:
+    """(method, llm) -> query id -> generated text, for every expansion file of the layout; and what
+    else each set carries (reasoning kept apart, prompt hashes)."""
     expansions: dict[tuple[str, str], dict[str, str]] = {}
+    info: dict[tuple[str, str], ExpansionInfo] = {}
     for method, llm, efile in layout.expansions:
-        expansions[(method, llm)] = _read_expansion_file(efile, queries, evaluated, qfile.name, problems)
-    return expansions
+        if (method, llm) in expansions:
+            problems.error(
+                "duplicate-expansion",
+                efile.name,
+                None,
+                f"expected one {method}/{llm} expansion set, found a second one here "
+                f"(first: {info[(method, llm)].file})",
+            )
+            continue
+        texts, reasoning, prompts = _read_expansion_file(efile, queries, evaluated, layout, problems)
+        expansions[(method, llm)] = texts
+        info[(method, llm)] = ExpansionInfo(efile.name, reasoning, prompts)
+    return expansions, info
+
+
+def _expansion_extras(obj: dict[str, Any], efile: DataFile, line: int, problems: Problems) -> tuple[str, str]:
+    """The optional ``reasoning`` text and ``generation.prompt_sha256`` of one expansion record."""
+    reasoning = get_text(obj, "reasoning", efile, line, problems, required=False) or ""
+    generation = obj.get("generation")
+    prompt = generation.get("prompt_sha256") if isinstance(generation, dict) else None
+    return reasoning, prompt if isinstance(prompt, str) else ""
 
 
 def _read_expansion_file(
-    efile: DataFile, queries: dict[str, tuple[str, int]], evaluated: list[str], qname: str, problems: Problems
-) -> dict[str, str]:
+    efile: DataFile,
+    queries: dict[str, tuple[str, int]],
+    evaluated: list[str],
+    layout: Layout,
+    problems: Problems,
+) -> tuple[dict[str, str], dict[str, str], tuple[str, ...]]:
+    """(texts, reasoning traces, prompt hashes) of one expansion file, for the evaluated queries."""
+    qname = layout.queries.name
     seen: dict[str, int] = {}
     texts: dict[str, str] = {}
+    reasoning: dict[str, str] = {}
+    prompts: set[str] = set()
     for line, obj in json_records(efile, problems):
         qid = get_id(obj, "id", efile, line, problems)
         hy_doc = get_text(obj, "hy_doc", efile, line, problems)
@@ -565,15 +605,26 @@ def _read_expansion_file(
                 f'expected "text" to repeat query "{qid}" from {qname}, found a different text',
             )
         texts[qid] = hy_doc
+        trace, prompt = _expansion_extras(obj, efile, line, problems)
+        if trace.strip():
+            reasoning[qid] = trace
+        if prompt:
+            prompts.add(prompt)
+    report = problems.error if layout.expansions_cover_split else problems.warning
     for qid in evaluated:
         if qid not in seen:
-            problems.error(
+            report(
                 "missing-expansion",
                 qname,
                 queries[qid][1],
                 f'expected an expansion in {efile.name} for judged query "{qid}", found none',
             )
-    return {qid: texts[qid] for qid in evaluated if qid in texts}
+    kept = [qid for qid in evaluated if qid in texts]
+    return (
+        {q: texts[q] for q in kept},
+        {q: reasoning[q] for q in kept if q in reasoning},
+        tuple(sorted(prompts)),
+    )
 
 
 def _fingerprint(
@@ -603,7 +654,7 @@ def assemble(layout: Layout, problems: Problems, reload: Callable[[str | None], 
     stamp = layout.corpus.stamp()
     corpus = _scan_corpus(layout, judged, problems)
     evaluated = [qid for qid in queries if qid in judged]
-    expansions = _read_expansions(layout, queries, evaluated, problems)
+    expansions, expansion_info = _read_expansions(layout, queries, evaluated, problems)
     problems.raise_if_errors(f"dataset {layout.name} ({layout.source})")
 
     out_queries = {qid: queries[qid][0] for qid in evaluated}
@@ -620,6 +671,7 @@ def assemble(layout: Layout, problems: Problems, reload: Callable[[str | None], 
         queries=out_queries,
         qrels=qrels,
         expansions=expansions,
+        expansion_info=expansion_info,
         fingerprint=_fingerprint(corpus, out_queries, qrels, expansions),
         warnings=tuple(problems.warnings),
         unjudged_queries=len(queries) - len(evaluated),

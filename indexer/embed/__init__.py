@@ -5,6 +5,9 @@ streaming cached embedder the index builder uses.
     embedder = CachedEmbedder(Encoder(spec), EmbeddingCache())
     for ids, vectors in embedder.embed_documents(pairs, progress=True):
         ...                                            # vectors: float32 (len(ids), dims), unit length
+
+    spec = resolve_model("openai:text-embedding-3-small")  # through an OpenAI-compatible endpoint
+    embedder = CachedEmbedder(build_encoder(spec, endpoint=Endpoint.resolve(url)), cache)
 """
 
 from indexer.embed._cache import (
@@ -22,6 +25,14 @@ from indexer.embed._embedder import (
     document_text,
 )
 from indexer.embed._encoder import DEFAULT_BATCH_SIZE, Encoder, EncoderStats, batch_order, l2_normalize
+from indexer.embed._endpoint import (
+    EndpointEncoder,
+    EndpointStats,
+    build_encoder,
+    endpoint_for,
+    endpoint_spec,
+    is_endpoint_model,
+)
 from indexer.embed._models import (
     BGE_QUERY_PROMPT,
     DEFAULT_MODEL,
@@ -49,17 +60,23 @@ __all__ = [
     "EmbeddingCache",
     "Encoder",
     "EncoderStats",
+    "EndpointEncoder",
+    "EndpointStats",
     "ModelSpec",
     "available_devices",
     "batch_order",
+    "build_encoder",
     "bundled_model_path",
     "cache_key",
     "choose_device",
     "default_cache_dir",
     "default_embedding_cache_dir",
     "document_text",
+    "endpoint_for",
+    "endpoint_spec",
     "field_name_for",
     "folder_revision",
+    "is_endpoint_model",
     "known_models",
     "l2_normalize",
     "resolve_model",

@@ -12,8 +12,8 @@ import numpy as np
 from indexer._exceptions import EmbeddingError
 from indexer._progress import progress as show_progress
 from indexer.embed._cache import EmbeddingCache, spec_key
-from indexer.embed._encoder import Encoder
 from indexer.embed._models import ModelSpec
+from indexer.embed._protocol import TextEncoder
 
 DEFAULT_WINDOW = 2048
 
@@ -40,14 +40,15 @@ def document_text(title: str | None, text: str | None, sep: str = " ") -> str:
 
 
 class CachedEmbedder:
-    """An :class:`Encoder` behind an :class:`EmbeddingCache`: only texts never seen are encoded.
+    """An encoder (local :class:`Encoder` or :class:`EndpointEncoder`) behind an :class:`EmbeddingCache`:
+    only texts never seen are encoded.
 
     ``cache=None`` disables caching (every text is encoded).
     """
 
     def __init__(
         self,
-        encoder: Encoder,
+        encoder: TextEncoder,
         cache: EmbeddingCache | None = None,
         *,
         window: int = DEFAULT_WINDOW,

@@ -216,7 +216,8 @@ def resolve_model(
     query_prompt: str | None = None,
     document_prompt: str | None = None,
 ) -> ModelSpec:
-    """The :class:`ModelSpec` for a registry name, alias, hub id of a known model, or local folder.
+    """The :class:`ModelSpec` for a registry name, alias, hub id of a known model, local folder, or
+    ``openai:MODEL[@REVISION]`` (embedded through an OpenAI-compatible endpoint).
 
     ``None`` gives the default (all-MiniLM-L6-v2, bundled). Prompts given here
     replace the registry's. Anything else raises :class:`EmbeddingError`
@@ -224,7 +225,13 @@ def resolve_model(
     """
     name = DEFAULT_MODEL if name_or_path is None else str(name_or_path)
     key = _lookup(name)
-    if key is not None:
+    if (
+        name.strip().lower().startswith("openai:")
+    ):  # an OpenAI-compatible endpoint (indexer/embed/_endpoint.py)
+        from indexer.embed._endpoint import endpoint_spec
+
+        spec = endpoint_spec(name)
+    elif key is not None:
         spec = _REGISTRY[key][1]()
     else:
         folder = Path(name).expanduser()
@@ -233,8 +240,8 @@ def resolve_model(
                 f"{k} ({', '.join(aliases)})" if aliases else k for k, aliases in known_models().items()
             )
             raise EmbeddingError(
-                f"unknown embedding model {name!r}: expected one of {listing}, or a local model folder "
-                "(no such folder exists)"
+                f"unknown embedding model {name!r}: expected one of {listing}, a local model folder "
+                "(no such folder exists), or openai:MODEL with --base-url (an OpenAI-compatible endpoint)"
             )
         folder = folder.resolve()
         spec = _bundled_minilm() if folder == bundled_model_path() else _local_spec(folder)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from indexer import DataError
-from indexer.data import DATA_DIR_ENV, R2MED_NAMES, _hub, load_dataset, resolve_specs
+from indexer.data import DATA_DIR_ENV, PINNED_REVISIONS, R2MED_NAMES, _hub, load_dataset, resolve_specs
 from tests._support import R2MED_DEMO
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -31,16 +31,59 @@ def test_data_dir_folder_loads_as_r2med_name(tmp_path: Path, monkeypatch: pytest
     assert list(ds.expansions) == [("hyde", "qwen-7b")]
 
 
-def test_hf_cache_snapshot_loads_without_network(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _cache_with_snapshot(cache: Path, commit: str, ref: str | None = None) -> Path:
+    """A Hugging Face cache holding R2MED/Biology at ``commit`` (and ``refs/<ref>`` pointing at it)."""
+    repo = cache / "datasets--R2MED--Biology"
+    _hub_repo_copy(repo / "snapshots" / commit)
+    if ref is not None:
+        (repo / "refs").mkdir(exist_ok=True)
+        (repo / "refs" / ref).write_text(commit, encoding="utf-8")
+    return cache
+
+
+def test_pinned_revisions_are_the_issue_16_commits() -> None:
+    assert set(PINNED_REVISIONS) == set(R2MED_NAMES)
+    assert PINNED_REVISIONS["Biology"] == "8b9fec2db9eda4b5742d03732213fbaee8169556"
+    assert PINNED_REVISIONS["IIYi-Clinical"] == "974abbc9bc281c3169180a6aa5d7586cfd2f5877"
+    assert all(len(c) == 40 and int(c, 16) >= 0 for c in PINNED_REVISIONS.values())
+
+
+def test_pinned_snapshot_loads_by_default_and_says_its_revision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(DATA_DIR_ENV, raising=False)
-    repo = tmp_path / "cache" / "datasets--R2MED--Biology"
-    _hub_repo_copy(repo / "snapshots" / COMMIT)
-    (repo / "refs").mkdir()
-    (repo / "refs" / "main").write_text(COMMIT, encoding="utf-8")
-    for revision in (None, COMMIT):
-        ds = _hub.load("Biology", revision=revision, cache_dir=tmp_path / "cache")
+    pinned = PINNED_REVISIONS["Biology"]
+    cache = _cache_with_snapshot(tmp_path / "cache", pinned)
+    ds = _hub.load("Biology", cache_dir=cache)
+    assert ds.revision == pinned
+    assert ds.source == f"hf://datasets/R2MED/Biology@{pinned}"
+    assert ds.fingerprint == load_dataset(str(R2MED_DEMO)).fingerprint
+
+
+def test_revision_main_or_a_commit_still_overrides_the_pin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
+    cache = _cache_with_snapshot(tmp_path / "cache", COMMIT, ref="main")
+    for revision in ("main", COMMIT):
+        ds = _hub.load("Biology", revision=revision, cache_dir=cache)
+        assert ds.revision == COMMIT
         assert ds.source == f"hf://datasets/R2MED/Biology@{COMMIT}"
-        assert ds.fingerprint == load_dataset(str(R2MED_DEMO)).fingerprint
+
+
+def test_a_snapshot_at_another_commit_is_not_used_for_the_pinned_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before pinning, the default was `main`: a cached `main` (any commit) was silently loaded."""
+    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
+    cache = _cache_with_snapshot(tmp_path / "cache", COMMIT, ref="main")
+    assert _hub.locate_cached("Biology", cache_dir=cache) is None
+    with pytest.raises(DataError) as info:
+        _hub.load("Biology", cache_dir=cache)
+    text = str(info.value)
+    assert f"at revision {PINNED_REVISIONS['Biology']} (the pinned default)" in text
+    assert f"at other commits ({COMMIT}), which are not used in its place" in text
+    assert "--revision COMMIT" in text
 
 
 def test_unavailable_dataset_says_which_files_to_place_where(

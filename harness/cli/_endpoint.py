@@ -1,0 +1,24 @@
+"""Options shared by the commands that talk to an OpenAI-compatible endpoint (expand, index, run)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from indexer import DEFAULT_KEY_ENV
+
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url",
+        help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default $OPENAI_BASE_URL, else OpenAI).",
+    ),
+]
+ApiKeyEnvOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key-env",
+        help=f"Environment variable holding the endpoint's key (default {DEFAULT_KEY_ENV}; never printed or stored).",
+    ),
+]
