@@ -24,11 +24,17 @@ Splitter = Callable[[str], tuple[str | None, str]]
 
 
 def after_marker(marker: str, opening: str = "") -> Splitter:
-    """Reasoning = the text before the first ``marker`` (minus a leading ``opening`` tag); answer = after it."""
+    """Reasoning = the text before the first ``marker`` (minus a leading ``opening`` tag); answer = after it.
+
+    A text that opens with ``opening`` but never closes (the model ran out of tokens while thinking)
+    is all reasoning, with no answer; R2MED's code would search with it whole, we do not.
+    """
 
     def split(text: str) -> tuple[str | None, str]:
         head, found, tail = text.partition(marker)
         if not found:
+            if opening and text.lstrip().startswith(opening):
+                return text.lstrip()[len(opening) :].strip() or None, ""
             return None, text.strip()
         reasoning = head.strip()
         if opening and reasoning.startswith(opening):

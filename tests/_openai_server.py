@@ -59,6 +59,7 @@ class ServerState:
     required_key: str | None = None
     reasoning: str = "none"  # none | separate | think | huatuo
     log: list[tuple[float, str, int]] = field(default_factory=list)  # (time, route, status)
+    bodies: list[dict[str, Any]] = field(default_factory=list)  # every chat request body received
     texts_embedded: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -159,19 +160,25 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             state.calls[route or self.path] += 1
             number = state.calls[route or self.path]
+            if route == "chat":
+                state.bodies.append(body)
         if route not in ("chat", "embeddings"):
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
         given = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
         if state.required_key is not None and given != state.required_key:
-            self._send(401, {"error": {"message": f"Incorrect API key provided: {given}", "type": "auth"}})
+            self._send(
+                401,
+                {"error": {"message": f"Incorrect API key provided: {given}", "type": "auth"}},
+                route=route,
+            )
             return
         fault = self._fault(route, number, json.dumps(body))
         if fault is not None and (fault.delay_s or fault.status != 200):
             if fault.delay_s:
                 time.sleep(fault.delay_s)  # longer than the client waits: it has gone by now
             if fault.status != 200:
-                self._send(fault.status, {"error": {"message": fault.message}}, fault.headers)
+                self._send(fault.status, {"error": {"message": fault.message}}, fault.headers, route=route)
                 return
         if state.delay_s:
             time.sleep(state.delay_s)

@@ -18,6 +18,7 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from indexer import Backend, ConnectionSettings, ManagedNode, connect, open_backend, probe
+from tests._openai_server import OpenAIServer, ServerState, openai_server
 from tests._support import R2MED_DEMO, SCIFACT, test_engine_config, test_os_port
 
 _engine_report: dict[str, str] = {}
@@ -116,6 +117,21 @@ def scifact_dir() -> Path:
 @pytest.fixture(scope="session")
 def r2med_demo_dir() -> Path:
     return R2MED_DEMO
+
+
+@pytest.fixture(scope="session")
+def llm_server() -> Iterator[OpenAIServer]:
+    """The OpenAI-compatible test server on 127.0.0.1 (a local stand-in: no LLM can be downloaded here)."""
+    with openai_server() as server:
+        yield server
+
+
+@pytest.fixture()
+def server(llm_server: OpenAIServer) -> Iterator[OpenAIServer]:
+    """The session's test server with a fresh state (counts, faults, key, reasoning) for each test."""
+    llm_server.state.__dict__.update(ServerState().__dict__)
+    yield llm_server
+    llm_server.state.__dict__.update(ServerState().__dict__)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

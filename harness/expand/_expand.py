@@ -212,6 +212,7 @@ def expand(
         f"{dataset.name}: {config.method} with {config.model} at {config.endpoint.url()} for {len(tasks)} "
         f"queries → {path}",
         highlight=False,
+        soft_wrap=True,
     )
     what = f"generating {config.method} with {config.llm}"
     with progress(what, len(tasks), unit="queries", console=console, enabled=config.progress) as bar:

@@ -61,6 +61,10 @@ def test_a_text_without_the_marker_is_all_answer() -> None:
         assert fmt.split("  Plain answer, no trace. ") == (None, "Plain answer, no trace.")
 
 
+def test_an_unfinished_think_is_all_reasoning() -> None:
+    assert REASONING_FORMATS["think-tag"].split("<think>\nstill going") == ("still going", "")
+
+
 def test_tag_rows() -> None:
     sky = "<|begin_of_thought|>hmm<|end_of_thought|><|begin_of_solution|>Measles.<|end_of_solution|>"
     assert REASONING_FORMATS["sky-t1"].split(sky) == ("hmm", "Measles.")

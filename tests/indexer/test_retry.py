@@ -39,7 +39,8 @@ def test_retry_after_is_honoured_and_capped() -> None:
     retry = Retry(max_retries=3, initial_backoff_s=0.1, jitter=False, max_retry_after_s=5, sleep=slept.append)
     assert retry.call(Flaky(1, RuntimeError()), classify=lambda e: Retryable(after_s=2.5)) == "ok"
     assert retry.call(Flaky(1, RuntimeError()), classify=lambda e: Retryable(after_s=999)) == "ok"
-    assert slept == [2.5, 5.0], "never shorter than the server asked, never longer than the cap"
+    assert retry.call(Flaky(1, RuntimeError()), classify=lambda e: Retryable(after_s=0)) == "ok"
+    assert slept == [2.5, 5.0, 0.1], "what the server asked, capped; no positive wait asked: backoff"
 
 
 def test_not_retryable_raises_at_once_and_exhaustion_raises_the_last_error() -> None:

@@ -4,12 +4,18 @@ node (basic auth over verified TLS), records to JSONL and to Elasticsearch, then
 directory, the HTML report, stdout/stderr, every log record emitted at DEBUG level, the evaluation
 records fetched back from the records index, the published index's metadata, and the node's logs.
 A wrong password or an untrusted certificate fails clearly, moves no alias and echoes no secret.
+
+The key of an OpenAI-compatible endpoint (``--api-key-env``) gets the same checks: ``harness expand``
+and endpoint embeddings for ``harness index``/``run`` against the test server (a local stand-in for
+an LLM, none can be downloaded here) that requires the key, then a wrong key that the server echoes
+back in its 401, as some servers do.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +23,7 @@ import pytest
 
 from harness.cli import main as harness_main
 from harness.sinks._es import DEFAULT_INDEX as RECORDS_INDEX
+from tests._openai_server import OpenAIServer
 from tests._support import scifact_subset
 from tests.reliability._faults import alias_target, one_summary
 from tests.reliability._nodes import SecuredNode
@@ -150,3 +157,49 @@ def test_bad_credentials_fail_clearly_without_the_secret(
             f"\n  bad input {mistake} ({command}): exit {code}: {out.err.strip().splitlines()[0][:140]}",
             end="",
         )
+
+
+def test_endpoint_key_appears_in_no_output(
+    server: OpenAIServer,
+    dataset: Path,
+    tmp_path: Path,
+    es_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    debug_logs: pytest.LogCaptureFixture,
+) -> None:
+    key = "sk-r2med-" + secrets.token_urlsafe(24)
+    monkeypatch.setenv("R2MED_TEST_LLM_KEY", key)
+    monkeypatch.setenv("R2MED_HARNESS_CACHE", str(tmp_path / "cache"))
+    server.state.required_key = key
+    auth = ["--base-url", server.url, "--api-key-env", "R2MED_TEST_LLM_KEY"]
+    out, run_dir = tmp_path / "expansions", tmp_path / "run"
+    expand = ["expand", "--dataset", str(dataset), "--method", "hyde", "--model", "llm", "--output", str(out)]
+    assert harness_main([*expand, *auth, "--cache-dir", str(tmp_path / "generations"), "--no-progress"]) == 0
+    embed = ["--model", "openai:minilm-secret", *auth, "--url", es_url, "--no-progress"]
+    assert harness_main(["index", "--dataset", str(dataset), *embed]) == 0
+    run = ["run", "vector", "--dataset", str(dataset), "--output", str(run_dir), "--records", "jsonl", *embed]
+    assert harness_main(run) == 0
+    good = capfd.readouterr()
+    assert server.state.answered["chat"] == N_QUERIES and server.state.answered["embeddings"] >= 2
+    meta = json.loads((out / "hyde" / "llm" / "query_with_hydoc.jsonl.meta.json").read_text())
+    assert meta["endpoint"]["api_key_env"] == "R2MED_TEST_LLM_KEY" and meta["endpoint"]["api_key_set"] is True
+
+    server.state.required_key = "sk-the-right-one"  # ours is now wrong; the 401 echoes it back
+    code = harness_main([*expand, *auth, "--cache-dir", str(tmp_path / "other"), "--no-progress"])
+    refused = capfd.readouterr()
+    message = " ".join(refused.err.split())
+    assert code == 1 and "HTTP 401" in message and "is R2MED_TEST_LLM_KEY the right key" in message
+    assert "Incorrect API key provided: ***" in message, "the echoed key is scrubbed"
+    assert debug_logs.records
+    scanned = assert_no_secret(
+        [
+            out, run_dir, tmp_path / "cache", tmp_path / "generations", tmp_path / "other",
+            good.out, good.err, refused.out, refused.err, debug_logs.text,
+        ],
+        key,
+    )  # fmt: skip
+    assert scanned >= 6
+    print(
+        f"\nendpoint key: absent from {scanned} files (expansion set, caches, run directory), outputs and logs"
+    )

@@ -1,0 +1,77 @@
+"""`harness index` and `harness run` with embeddings from an OpenAI-compatible endpoint
+(``--model openai:MODEL --base-url URL``), against the real Elasticsearch of the test session.
+
+The endpoint is the test server (tests/_openai_server.py) serving all-MiniLM-L6-v2 from the packaged
+weights, so the vector arm through the endpoint must score as the local model does.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from harness.cli import main
+from tests._openai_server import OpenAIServer
+from tests._support import scifact_subset
+
+MODEL = "openai:minilm-endpoint"
+N_DOCS, N_QUERIES = 100, 12
+
+
+@pytest.fixture(scope="module")
+def subset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return scifact_subset(
+        tmp_path_factory.mktemp("endpoint") / "llm-endpoint-embed", n_docs=N_DOCS, n_test=N_QUERIES
+    )
+
+
+def _ndcg(run_dir: Path) -> dict[str, Any]:
+    results = json.loads((run_dir / "results.json").read_text())
+    return results["datasets"]["llm-endpoint-embed"]["arms"]["vector"]["metrics"]["ndcg@10"]
+
+
+def test_index_and_run_through_the_endpoint(
+    server: OpenAIServer,
+    subset: Path,
+    tmp_path: Path,
+    es_url: str,
+    es_client: Elasticsearch,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("R2MED_HARNESS_CACHE", str(tmp_path / "cache"))  # a fresh embedding cache
+    for name in es_client.indices.get(index="r2med-llm-endpoint-embed*", expand_wildcards="all").body:
+        es_client.indices.delete(index=name)  # a kept node may hold this index from an earlier session
+    endpoint = ["--base-url", server.url, "--url", es_url, "--no-progress"]
+    assert main(["index", "--dataset", str(subset), "--model", MODEL, *endpoint]) == 0
+    indexed = " ".join(capfd.readouterr().out.split())
+    assert server.state.texts_embedded == N_DOCS + 1, "every document once, plus the dimension probe"
+    assert f"model calls {-(-N_DOCS // 32)}" in indexed
+    mapping = es_client.indices.get_mapping(index="r2med-llm-endpoint-embed")
+    (body,) = mapping.body.values()
+    assert body["mappings"]["properties"]["vec_openai_minilm_endpoint"]["dims"] == 384
+    meta = body["mappings"]["_meta"]["models"]["vec_openai_minilm_endpoint"]
+    assert (meta["model_id"], meta["revision"], meta["dims"]) == (MODEL, "endpoint", 384)
+
+    run = ["run", "vector", "--dataset", str(subset), "--model", MODEL, "--records", "jsonl", *endpoint]
+    assert main([*run, "--output", str(tmp_path / "first")]) == 0
+    calls = server.state.calls["embeddings"]
+    assert server.state.texts_embedded == N_DOCS + 1 + N_QUERIES, "only the queries were new"
+    assert main([*run, "--output", str(tmp_path / "second")]) == 0
+    assert server.state.calls["embeddings"] == calls, "a second run makes 0 calls"
+    manifest = json.loads((tmp_path / "first" / "manifest.json").read_text())
+    assert manifest["model"]["id"] == MODEL
+
+    local = ["run", "vector", "--dataset", str(subset), "--model", "minilm", "--records", "jsonl"]
+    assert main([*local, "--url", es_url, "--no-progress", "--output", str(tmp_path / "local")]) == 0
+    remote_ndcg, local_ndcg = _ndcg(tmp_path / "first"), _ndcg(tmp_path / "local")
+    assert remote_ndcg == pytest.approx(local_ndcg, abs=1e-3), "the same model through the endpoint"
+    with capfd.disabled():
+        print(
+            f"\n  endpoint embeddings: {N_DOCS} docs + {N_QUERIES} queries in {calls} calls; second run 0 calls; "
+            f"vector nDCG@10 endpoint {remote_ndcg:.4f} vs local {local_ndcg:.4f}"
+        )

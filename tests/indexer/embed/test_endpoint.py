@@ -1,0 +1,94 @@
+"""Embeddings through an OpenAI-compatible ``/v1/embeddings`` endpoint (``openai:MODEL``).
+
+The endpoint is the test server (tests/_openai_server.py) serving all-MiniLM-L6-v2 from the packaged
+weights, so the vectors are the model's own: they must match the local encoder's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from indexer import EmbeddingError, Endpoint, Retry
+from indexer.embed import (
+    CachedEmbedder,
+    EmbeddingCache,
+    Encoder,
+    EndpointEncoder,
+    build_encoder,
+    resolve_model,
+)
+from indexer.embed._endpoint import PROBE_TEXT
+from tests._openai_server import Fault, OpenAIServer, rate_limited
+
+TEXTS = [f"Claim {i}: {'aspirin lowers fever ' * (i % 5 + 1)}in adults." for i in range(70)]
+
+
+def _endpoint(server: OpenAIServer, **kwargs: object) -> Endpoint:
+    return Endpoint(base_url=server.url, retry=Retry(max_retries=3, initial_backoff_s=0.01), **kwargs)  # type: ignore[arg-type]
+
+
+def test_openai_spec_names_its_own_field_and_learns_dims_later() -> None:
+    spec = resolve_model("openai:BAAI/bge-small-en-v1.5@2024-06")
+    assert (spec.model_id, spec.path_or_name, spec.revision) == (
+        "openai:BAAI/bge-small-en-v1.5",
+        "BAAI/bge-small-en-v1.5",
+        "2024-06",
+    )
+    assert spec.field_name == "vec_openai_baai_bge_small_en_v1_5" and spec.dims is None
+    assert resolve_model("openai:text-embedding-3-small").revision == "endpoint"
+    with pytest.raises(EmbeddingError, match="expected openai:MODEL"):
+        resolve_model("openai:")
+
+
+def test_endpoint_vectors_are_the_models_own(server: OpenAIServer) -> None:
+    spec = resolve_model("openai:minilm")
+    encoder = EndpointEncoder(spec, _endpoint(server), batch_size=32)
+    assert encoder.dims == 384, "the dimension comes from the first answer"
+    assert server.state.calls["embeddings"] == 1
+    remote = encoder.encode(TEXTS)
+    local = Encoder(resolve_model("minilm")).encode(TEXTS)
+    assert remote.shape == local.shape == (70, 384)
+    assert np.allclose(remote, local, atol=2e-5), float(np.abs(remote - local).max())
+    assert server.state.calls["embeddings"] == 1 + 3, "70 texts in batches of 32: 3 requests"
+    assert encoder.stats.model_calls == 3 and encoder.stats.texts_encoded == 70
+    probe = len(PROBE_TEXT.split())
+    assert encoder.stats.tokens == sum(len(t.split()) for t in TEXTS) + probe, "the server counts words"
+
+
+def test_cached_embedder_second_run_makes_no_call(server: OpenAIServer, tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path)
+    spec = resolve_model("openai:minilm")
+    first = CachedEmbedder(build_encoder(spec, endpoint=_endpoint(server), cache=cache), cache)
+    vectors = first.embed_queries(TEXTS[:10])
+    calls = server.state.calls["embeddings"]
+    assert calls == 2, "the probe, then one batch"
+    again = CachedEmbedder(build_encoder(spec, endpoint=_endpoint(server), cache=cache), cache)
+    assert np.array_equal(again.embed_queries(TEXTS[:10]), vectors)
+    assert again.encoder.dims == 384
+    assert server.state.calls["embeddings"] == calls, "dims and vectors both come from the cache"
+
+
+def test_429_and_5xx_are_retried(server: OpenAIServer) -> None:
+    server.state.fail_next("embeddings", Fault(503), rate_limited(retry_after_ms="10"), Fault(500))
+    encoder = EndpointEncoder(resolve_model("openai:minilm"), _endpoint(server, concurrency=1), batch_size=40)
+    out = encoder.encode(TEXTS)
+    assert out.shape == (70, 384) and encoder.stats.retries == 3
+    assert server.state.answered["embeddings"] == 3
+
+
+def test_a_refusal_fails_at_once_with_the_endpoints_words(server: OpenAIServer) -> None:
+    server.state.fail_next("embeddings", Fault(404, message="model 'nope' not found"))
+    encoder = EndpointEncoder(resolve_model("openai:nope"), _endpoint(server))
+    with pytest.raises(EmbeddingError) as info:
+        encoder.encode(TEXTS[:3])
+    text = str(info.value)
+    assert "HTTP 404: model 'nope' not found" in text and f"does {server.url} serve model 'nope'" in text
+    assert server.state.calls["embeddings"] == 1, "a 404 is not retried"
+
+
+def test_base_url_is_refused_for_a_local_model(server: OpenAIServer) -> None:
+    with pytest.raises(EmbeddingError, match="--base-url is for endpoint models"):
+        build_encoder(resolve_model("minilm"), endpoint=_endpoint(server))
