@@ -72,8 +72,8 @@ def test_reasoning_is_split_off_and_only_the_answer_is_searched(shaped: Path, me
         assert TRAP in expansion.reasoning[qid]
         assert expansion.lexical_text(qid, query) == ANSWERS[qid], "BM25: the answer alone"
         assert expansion.dense_texts(qid, query) == [query, ANSWERS[qid]], "dense: encoded separately"
-    info = expansion.describe()["reasoning"]
-    assert info["queries_with_trace"] == len(dataset.queries) and info["no_answer"] == []
+    info = expansion.info().reasoning
+    assert info.queries_with_trace == len(dataset.queries) and info.no_answer == ()
 
 
 def test_search_o1_from_a_plain_model_is_used_whole_like_hyde(shaped: Path) -> None:
@@ -124,9 +124,10 @@ def test_run_never_searches_with_the_trace_and_reports_it(
     expanded = [r for r in records if r["arm"] == "lexical+hyde"]
     assert expanded and all(TRAP in r["query"]["reasoning"] for r in expanded)
     assert all(TRAP not in r["query"]["expansion"] for r in expanded)
-    assert all("reasoning" not in r["query"] for r in records if r["arm"] == "lexical")
+    assert all(r["query"]["reasoning"] is None for r in records if r["arm"] == "lexical")
     manifest = json.loads((out / "manifest.json").read_text())
     reasoning = manifest["datasets"]["llm-reasoning-demo"]["expansion"]["reasoning"]
+    assert manifest["datasets"]["llm-reasoning-demo"]["revision"] is None, "a folder has no hub revision"
     assert reasoning["format"] == "think-tag" and reasoning["queries_with_trace"] == len(expanded) == 1
     report = (out / "report.md").read_text()
     assert "Reasoning model (think-tag): searched with the text after </think>" in report

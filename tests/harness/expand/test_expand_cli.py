@@ -174,7 +174,8 @@ def test_a_429_storm_loses_nothing(
 ) -> None:
     server.state.storm = (3, rate_limited(retry_after_ms="20"))  # two requests of three answer 429
     out = tmp_path / "out"
-    assert _expand(server, dataset_copy, tmp_path / "cache", "--max-retries", "30", "--output", str(out)) == 0
+    extra = ["--max-retries", "30", "--backoff", "0.01", "--output", str(out)]
+    assert _expand(server, dataset_copy, tmp_path / "cache", *extra) == 0
     printed = capfd.readouterr().out
     records = _records(_set_path(out))
     assert sorted(r["id"] for r in records) == sorted(load_dataset(str(dataset_copy)).queries)
@@ -192,9 +193,8 @@ def test_retry_after_500_and_timeouts_are_retried(
 ) -> None:
     server.state.fail_next("chat", rate_limited(retry_after="1"), Fault(500), Fault(503), stall(3.0))
     out = tmp_path / "out"
-    code = _expand(
-        server, dataset_copy, tmp_path / "cache", "--concurrency", "1", "--timeout", "1", "--output", str(out)
-    )
+    extra = ["--concurrency", "1", "--timeout", "1", "--backoff", "0.05", "--output", str(out)]
+    code = _expand(server, dataset_copy, tmp_path / "cache", *extra)
     assert code == 0, capfd.readouterr().err
     assert "retries: 4" in capfd.readouterr().out
     log = [(t, status) for t, route, status in server.state.log if route == "chat"]
