@@ -15,6 +15,7 @@ from indexer._admin import IndexInfo, delete_indices, list_indices, resolve_dele
 from indexer._atomic import atomic_write, read_json, write_json_atomic, write_jsonl_atomic, write_text_atomic
 from indexer._build import IndexOptions, IndexSummary, build_index
 from indexer._connection import ConnectionSettings, Secret, connect
+from indexer._docker_engine import DEFAULT_DOCKER_IMAGE, DockerEngineConfig, DockerNode, open_node
 from indexer._engine import EngineConfig, ManagedNode, NodeStatus, choose_node, find_java, recorded_engine
 from indexer._env import ENV_VARS, from_env
 from indexer._exceptions import (
@@ -101,6 +102,7 @@ __all__ = [
     "ALIAS_PREFIX",
     "BM25_FIELDS",
     "DATA_DIR_ENV",
+    "DEFAULT_DOCKER_IMAGE",
     "DEFAULT_KEY_ENV",
     "DEFAULT_MODEL",
     "ELASTICSEARCH_VERSION",
@@ -125,6 +127,8 @@ __all__ = [
     "DataError",
     "Dataset",
     "DistributionNotFoundError",
+    "DockerEngineConfig",
+    "DockerNode",
     "Document",
     "EmbeddingCache",
     "EmbeddingError",
@@ -192,6 +196,7 @@ __all__ = [
     "list_indices",
     "load_dataset",
     "open_backend",
+    "open_node",
     "probe",
     "progress",
     "read_json",

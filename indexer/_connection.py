@@ -1,8 +1,11 @@
 """Connection settings shared by every command, and the client built from them.
 
-Settings come from (highest first) CLI flags, environment variables, and an
+Settings come from (highest first) CLI flags, environment variables, an
 optional TOML config file (``--config`` or ``$R2MED_HARNESS_CONFIG``, table
-``[connection]``).  Secrets are held in :class:`Secret`, whose ``repr`` and
+``[connection]``) and the connection file of a local stack (``docker
+compose up`` or ``harness engine start --docker``, see :mod:`indexer._stack`):
+it gives the URL when none was given, and its credentials when none were
+given and the URL is its own.  Secrets are held in :class:`Secret`, whose ``repr`` and
 ``str`` never show the value; :meth:`ConnectionSettings.redacted` is the only
 form that goes into logs, manifests and reports.
 """
@@ -10,7 +13,7 @@ form that goes into logs, manifests and reports.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,7 @@ from elasticsearch import Elasticsearch
 
 from indexer._env import from_env
 from indexer._exceptions import ConfigError
+from indexer._stack import StackConnection, stack_connection, stack_env_files
 
 DEFAULT_URL = "http://127.0.0.1:9200"
 
@@ -58,6 +62,8 @@ class ConnectionSettings:
     ca_cert: Path | None = None
     verify_certs: bool = True
     request_timeout: float = 60.0
+    #: the stack connection file the URL and credentials came from (None: flags, environment, config)
+    credentials_from: Path | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         parts = urlsplit(self.url)
@@ -83,8 +89,12 @@ class ConnectionSettings:
         flags: Mapping[str, Any] | None = None,
         env: Mapping[str, str] | None = None,
         config_file: Path | None = None,
+        stack_files: Sequence[Path] | None = None,
     ) -> ConnectionSettings:
-        """Merge flags > environment > config file > defaults, once, at the CLI edge."""
+        """Merge flags > environment > config file > stack connection file > defaults, once, at the CLI edge.
+
+        ``stack_files``: the connection files to consult (None: :func:`stack_env_files` finds them).
+        """
         merged: dict[str, Any] = {}
         cfg_file = from_env("config", env).get("file")
         cfg_path = config_file or (Path(cfg_file) if cfg_file else None)
@@ -94,13 +104,20 @@ class ConnectionSettings:
         for name, value in (flags or {}).items():
             if value is not None:
                 merged[name] = value
-        known = {f.name for f in fields(cls)}
+        origin = None
+        stack = _stack_for(merged.get("url"), env, stack_files)
+        if stack is not None:
+            merged.setdefault("url", stack.url)
+            if not {"username", "password", "api_key"} & merged.keys():
+                merged.update(username=stack.username, password=Secret(stack.password))
+                origin = stack.path
+        known = {f.name for f in fields(cls)} - {"credentials_from"}
         unknown = set(merged) - known
         if unknown:
             raise ConfigError(
                 f"unknown connection settings {sorted(unknown)}; expected some of {sorted(known)}"
             )
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = {"credentials_from": origin}
         for name, value in merged.items():
             if name in {"password", "api_key"}:
                 kwargs[name] = value if isinstance(value, Secret) else Secret(str(value))
@@ -125,19 +142,30 @@ class ConnectionSettings:
 
     def redacted(self) -> dict[str, Any]:
         """What may be shown or stored: no secret ever appears here."""
-        return {
+        shown: dict[str, Any] = {
             "url": self.url,
             "username": self.username,
             "auth": "api_key" if self.api_key else ("basic" if self.password else "none"),
             "ca_cert": str(self.ca_cert) if self.ca_cert else None,
             "verify_certs": self.verify_certs,
         }
+        if self.credentials_from is not None:
+            shown["credentials_from"] = str(self.credentials_from)
+        return shown
 
     def client(self, **overrides: Any) -> Elasticsearch:
         """An Elasticsearch client for these settings (no request is sent yet)."""
         from indexer.backends._elasticsearch import build_client
 
         return build_client(self, **overrides)
+
+
+def _stack_for(
+    url: Any, env: Mapping[str, str], stack_files: Sequence[Path] | None
+) -> StackConnection | None:
+    """The first stack connection file that names ``url`` (or any, when no URL was given)."""
+    files = list(stack_env_files(env) if stack_files is None else stack_files)
+    return stack_connection(files, None if url is None else str(url))
 
 
 def _read_config(path: Path) -> dict[str, Any]:
@@ -178,9 +206,10 @@ def connect(
         else:
             client.cluster.health()
     except AuthenticationException:
+        origin = f", from {settings.credentials_from}" if settings.credentials_from else ""
         raise ConnectionFailed(
             f"{where} rejected the credentials (HTTP 401): check the username/password or API key "
-            f"(auth method: {settings.redacted()['auth']})"
+            f"(auth method: {settings.redacted()['auth']}{origin})"
         ) from None
     except AuthorizationException as exc:
         raise ConnectionFailed(

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from indexer._connection import ConnectionSettings
 from indexer._exceptions import (
     ConfigError,
     DistributionNotFoundError,
@@ -364,6 +365,8 @@ class NodeStatus:
     log_file: Path
     detail: str = ""
     engine: str = DEFAULT_ENGINE
+    #: the container's short id, for a node that runs in Docker
+    container: str | None = None
 
 
 #: in a node's folder: the engine whose data it holds (kept across stops; node.json is not)
@@ -527,6 +530,10 @@ class ManagedNode:
         detail = "" if pid else ("not running" if not state else "stale state (process gone)")
         engine = str(state.get("engine", self.flavour.name))
         return NodeStatus(pid is not None, url, pid, self.state_file, self.log_file, detail, engine)
+
+    def connection(self) -> ConnectionSettings:
+        """How to reach the node (a managed node runs without security)."""
+        return ConnectionSettings(url=self.status().url)
 
     def logs(self, lines: int = LOG_TAIL_LINES) -> str:
         """The tail of the node's console log (stdout and stderr, where startup errors land)."""

@@ -21,6 +21,8 @@ ENV_VARS: dict[str, str] = {
     "config.file": "R2MED_HARNESS_CONFIG",
     "engine.port": "R2MED_ENGINE_PORT",
     "engine.heap": "R2MED_ENGINE_HEAP",
+    "engine.image": "R2MED_ES_IMAGE",
+    "stack.file": "R2MED_STACK_ENV",
     "kibana.url": "KIBANA_URL",
     "kibana.username": "KIBANA_USERNAME",
     "kibana.password": "KIBANA_PASSWORD",

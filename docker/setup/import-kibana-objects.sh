@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# One-shot compose service: import docker/kibana/*.ndjson into Kibana once it is healthy.
+# One-shot compose service `kibana-import` (profile kibana): import docker/kibana/*.ndjson into Kibana
+# once it is healthy, as the elastic user (password from docker/credentials/elastic_password).
 set -euo pipefail
-: "${KIBANA_URL:?}" "${ELASTIC_PASSWORD:?}"
+: "${KIBANA_URL:?}"
+elastic="$(cat /credentials/elastic_password)"
+auth() { printf 'user = "elastic:%s"\n' "$elastic"; } # curl -K -: the password stays off the command line
 
 shopt -s nullglob
 files=(/kibana/*.ndjson)
@@ -10,7 +13,7 @@ if [ ${#files[@]} -eq 0 ]; then
   exit 0
 fi
 for file in "${files[@]}"; do
-  reply=$(curl -sS -u "elastic:${ELASTIC_PASSWORD}" -H 'kbn-xsrf: r2med-harness' \
+  reply=$(auth | curl -sS -K - -H 'kbn-xsrf: r2med-harness' \
     -X POST "${KIBANA_URL}/api/saved_objects/_import?overwrite=true" --form "file=@${file}")
   if printf '%s' "$reply" | grep -q '"success":true'; then
     echo "kibana-import: imported $(basename "$file")"

@@ -9,8 +9,10 @@ import typer
 
 from harness.cli._common import console
 from indexer import (
+    DEFAULT_DOCKER_IMAGE,
     ConfigError,
-    ConnectionSettings,
+    DockerEngineConfig,
+    DockerNode,
     EngineConfig,
     ManagedNode,
     choose_node,
@@ -18,6 +20,7 @@ from indexer import (
     default_state_dir,
     from_env,
     open_backend,
+    open_node,
 )
 
 engine_app = typer.Typer(
@@ -92,19 +95,47 @@ def start(
     ] = None,
     name: NameOpt = None,
     engine: EngineOpt = None,
+    docker: Annotated[
+        bool, typer.Option("--docker", help="Run Elasticsearch in a Docker container (security on).")
+    ] = False,
+    image: Annotated[
+        str | None,
+        typer.Option(
+            "--image", help=f"Image for --docker (env R2MED_ES_IMAGE; default {DEFAULT_DOCKER_IMAGE})."
+        ),
+    ] = None,
 ) -> None:
     """Start a local node and wait until it is healthy."""
-    node = ManagedNode(engine_config(port, name, heap, distribution, java_home, engine))
-    display = node.flavour.display
+    cfg = engine_config(port, name, heap, distribution, java_home, engine)
+    node: ManagedNode | DockerNode = ManagedNode(cfg)
+    if docker:
+        image = image or from_env("engine").get("image") or DEFAULT_DOCKER_IMAGE
+        node = DockerNode(DockerEngineConfig(cfg.state_dir, cfg.name, cfg.http_port, image, cfg.heap))
+    display = node.flavour.display if isinstance(node, ManagedNode) else "Elasticsearch"
     with console.status(f"starting {display} (waiting for cluster health)…"):
         status, started = node.start()
+    where = f"container {status.container}" if status.container else f"pid {status.pid}"
     if started:
-        console.print(f"{display} started: {status.url} (pid {status.pid})")
+        console.print(f"{display} started: {status.url} ({where})")
     else:
-        console.print(f"{display} is already running: {status.url} (pid {status.pid}); not starting another")
-    for note in node.flavour.notes:
+        console.print(f"{display} is already running: {status.url} ({where}); not starting another")
+    for note in _notes(node):
         console.print(f"  note: {note}", highlight=False)
-    console.print(f"  export ES_URL={status.url}", highlight=False)
+    conn = node.connection()
+    if conn.credentials_from is not None:
+        console.print(f"  user elastic; harness commands read the password from {conn.credentials_from}")
+    else:
+        console.print(f"  export ES_URL={status.url}", highlight=False)
+
+
+def _label(node: ManagedNode | DockerNode) -> str:
+    if isinstance(node, DockerNode):
+        return f"docker node {node.config.name!r}"
+    return f"managed {node.flavour.display} node {node.config.name!r}"
+
+
+def _notes(node: ManagedNode | DockerNode) -> tuple[str, ...]:
+    return tuple(node.flavour.notes) if isinstance(node, ManagedNode) else ()
 
 
 def status(
@@ -115,19 +146,19 @@ def status(
     engine: EngineOpt = None,
 ) -> None:
     """Print whether the managed node runs, its version, health and capabilities."""
-    node = ManagedNode(engine_config(port, name, engine=engine))
-    label = f"managed {node.flavour.display} node {node.config.name!r}"
+    node = open_node(engine_config(port, name, engine=engine))
+    label = _label(node)
     st = node.status()
     if not st.running:
         console.print(f"{label}: not running ({st.detail})")
         raise typer.Exit(3)
-    backend = open_backend(ConnectionSettings(url=st.url), wait_for_status=None)
+    backend = open_backend(node.connection(), wait_for_status=None)
     try:
         health = backend.health()
         caps = backend.probe()
     finally:
         backend.close()
-    console.print(f"{label}: running at {st.url} (pid {st.pid})")
+    console.print(f"{label}: running at {st.url} ({st.detail if st.container else f'pid {st.pid}'})")
     console.print(
         f"  version {caps.version} ({caps.flavour}, {caps.build_flavour}), health {health.status}, license {caps.license}"
     )
@@ -136,7 +167,7 @@ def status(
     console.print(f"  features: {', '.join(f'{k}={v}' for k, v in caps.features.items())}")
     console.print(f"  vector index types: {', '.join(caps.vector_index_types) or 'none'}")
     console.print(f"  modules: {', '.join(caps.modules)}")
-    for note in (*caps.notes, *node.flavour.notes):
+    for note in (*caps.notes, *_notes(node)):
         console.print(f"  note: {note}", highlight=False)
 
 
@@ -145,9 +176,9 @@ def stop(
     name: NameOpt = None,
     engine: EngineOpt = None,
 ) -> None:
-    """Stop the node this harness started (never any other process)."""
-    node = ManagedNode(engine_config(port, name, engine=engine))
-    label = f"managed {node.flavour.display} node {node.config.name!r}"
+    """Stop the node this harness started (never any other process or container)."""
+    node = open_node(engine_config(port, name, engine=engine))
+    label = _label(node)
     console.print(f"{label} stopped" if node.stop() else f"{label} was not running")
 
 
@@ -157,9 +188,9 @@ def logs(
     engine: EngineOpt = None,
 ) -> None:
     """Print the tail of the managed node's logs."""
-    node = ManagedNode(engine_config(None, name, engine=engine))
+    node = open_node(engine_config(None, name, engine=engine))
     text = node.logs(lines)
-    console.print(text or f"no logs yet under {node.config.node_dir / 'logs'}", highlight=False, markup=False)
+    console.print(text or f"no logs yet for node {node.config.name!r}", highlight=False, markup=False)
 
 
 engine_app.command()(start)
