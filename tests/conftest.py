@@ -6,6 +6,11 @@ node (name ``pytest``, port ``$R2MED_TEST_PORT`` or 9201) and stops it at the
 end if it started it. OpenSearch likewise: ``OS_URL``, or a managed node
 (name ``pytest-opensearch``, port ``$R2MED_TEST_OS_PORT`` or 9211), started on
 first use. ``backend`` is parametrized by engine. Nothing is mocked.
+
+Docker: ``docker_client`` and ``es_image`` (the locally built Elasticsearch image) for the tests
+that need a daemon; see tests/_docker.py for when they skip. The session ignores the connection
+files of local stacks (``R2MED_STACK_ENV=none``) so that a developer's running ``docker compose``
+stack never changes which cluster a test talks to; the tests of that discovery set it themselves.
 """
 
 from __future__ import annotations
@@ -13,16 +18,32 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from elasticsearch import Elasticsearch
 
 from indexer import Backend, ConnectionSettings, ManagedNode, connect, open_backend, probe
+from tests._docker import build_image, connect_docker
 from tests._openai_server import OpenAIServer, ServerState, openai_server
 from tests._support import R2MED_DEMO, SCIFACT, test_engine_config, test_os_port
 
+os.environ.setdefault("R2MED_STACK_ENV", "none")
+
 _engine_report: dict[str, str] = {}
 _os_report: dict[str, str] = {}
+
+
+@pytest.fixture(scope="session")
+def docker_client() -> Any:
+    """A Docker SDK client whose daemon answered (skips, or fails under R2MED_REQUIRE_DOCKER, if none)."""
+    return connect_docker()
+
+
+@pytest.fixture(scope="session")
+def es_image(docker_client: Any) -> str:
+    """The locally built Elasticsearch image (scripts/build-es-image; cached by content hash)."""
+    return build_image()
 
 
 @pytest.fixture(scope="session")

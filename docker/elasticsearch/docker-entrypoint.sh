@@ -16,6 +16,11 @@ case "${1:-eswrapper}" in
   *) exec "$@" ;;
 esac
 
+# checked here too: the distribution's own check prints the ELASTIC_PASSWORD line it found
+if [ -n "${ELASTIC_PASSWORD_FILE:-}" ] && [ -n "${ELASTIC_PASSWORD+set}" ]; then
+  echo "ERROR: Both ELASTIC_PASSWORD_FILE and ELASTIC_PASSWORD are set. These are mutually exclusive." >&2
+  exit 1
+fi
 # ELASTIC_PASSWORD_FILE -> ELASTIC_PASSWORD (the distribution's own checks: existence, permissions)
 # (it reads unset variables: not under set -u)
 set +u

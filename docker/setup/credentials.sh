@@ -2,9 +2,10 @@
 # One-shot compose service `setup`: the stack's credentials, made on the first `docker compose up` and
 # kept afterwards, in docker/credentials/ (git-ignored, bind-mounted at /credentials):
 #   elastic_password, kibana_password, kibana_encryption_key
-#       one secret per file, mode 0640, owner = the owner of docker/credentials, group 0: the host user
-#       who cloned the checkout can read them, and so can Elasticsearch and Kibana, which run with group
-#       0 in their images (Elasticsearch reads its file through ELASTIC_PASSWORD_FILE);
+#       one secret per file, mode 0640, owner = the owner of docker/credentials, group 0 (the folder:
+#       0750, group 0): the host user who cloned the checkout can read them, and so can Elasticsearch
+#       and Kibana, which run with group 0 in their images (Elasticsearch reads its file through
+#       ELASTIC_PASSWORD_FILE), and no one else;
 #   stack.env
 #       ES_URL, ES_USERNAME and ES_PASSWORD for the harness (mode 0600, same owner), rewritten at every
 #       `up` so that it follows ES_PORT.
@@ -14,6 +15,9 @@ set -euo pipefail
 dir=/credentials
 [ -d "$dir" ] && [ -w "$dir" ] || { echo "setup: $dir is not a writable folder (bind-mount docker/credentials)" >&2; exit 1; }
 owner="$(stat -c %u "$dir")"
+# Elasticsearch and Kibana run as uid 1000 with group 0: let group 0 into the folder, nobody else
+chgrp 0 "$dir"
+chmod 0750 "$dir"
 umask 077
 
 random() { head -c 4096 /dev/urandom | tr -dc 'A-Za-z0-9' | cut -c "1-$1"; }
