@@ -1,0 +1,220 @@
+"""Faults that containers make easy: a hung node (``docker pause``) and network loss inside a 2-node cluster.
+
+Pause. One secured node from ``harness engine start --docker``'s DockerNode. ``harness run lexical``
+sends one search per msearch (``--batch-size 1 --concurrency 1``, ``--timeout 3``); once searches are
+under way the container is paused: the kernel still accepts the connection, nothing answers.
+  * a pause longer than the retry budget (``--max-retries 2``): each attempt times out after 3 s, the
+    harness retries with backoff, then exits 1 with "the engine stopped answering searches ... after 2
+    retries"; after ``docker unpause`` the same command resumes and its rankings equal an undisturbed
+    run's;
+  * a pause shorter than the budget (``--max-retries 6``, unpaused 5 s later): the run finishes with
+    exit 0, its retries counted in results.json, its rankings equal to the undisturbed run's.
+
+Network loss. Two nodes in two containers, both master-eligible, one index with 2 shards and 1 replica
+(each node holds a full copy) and one with 2 shards and no replica (each node holds half). The
+packets between the nodes' transport ports are then dropped (iptables DROP, so connections hang as on
+a real network loss, rather than being refused). Expected: through the surviving elected master,
+rankings equal to those before the loss; on the index whose half now sits behind the loss, a clear
+error and exit 1, never silently partial rankings.
+
+Why the two containers share one network namespace: Elasticsearch enforces its bootstrap checks as
+soon as transport binds beyond loopback, and one of them needs 65,535 file descriptors, while this
+machine caps every process (dockerd and its containers included) at 20,000. So the second container
+joins the first one's network namespace (``network_mode=container:``), the nodes talk over
+127.0.0.1:9300/9301, and the loss is made there with ``nsenter -n iptables``. HTTP ports are published
+on 127.0.0.1 only; the test reaches the nodes through them and nothing else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from harness.cli import main as harness_main
+from indexer import ConnectionSettings, DockerEngineConfig, DockerNode, default_state_dir
+from tests._docker import wait_for
+from tests._support import REPO, scifact_subset
+from tests.reliability._faults import poll, search_total, start_harness, summaries
+from tests.reliability._nodes import free_port
+
+N_QUERIES = 300
+TIMEOUT_S = 3
+
+
+def _trec(run_dir: Path, dataset: str, arm: str = "lexical") -> dict[str, list[tuple[str, str]]]:
+    """qid -> [(docid, score)] in rank order, from the run's TREC file."""
+    ranking: dict[str, list[tuple[str, str]]] = {}
+    for line in (run_dir / "runs" / dataset / f"{arm}.trec").read_text().splitlines():
+        qid, _q0, docid, _rank, score, _tag = line.split()
+        ranking.setdefault(qid, []).append((docid, score))
+    return ranking
+
+
+def _results(run_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((run_dir / "results.json").read_text())
+    return data
+
+
+# --------------------------------------------------------------------------- pause
+
+
+@dataclass
+class PausedNode:
+    node: DockerNode
+    settings: ConnectionSettings
+    dataset: Path
+    index: str
+    baseline: dict[str, list[tuple[str, str]]]
+
+    def argv(self, run_dir: Path, retries: int) -> list[str]:
+        return [
+            "run", "lexical", "--dataset", str(self.dataset), "--output", str(run_dir), "--records", "jsonl",
+            "--no-progress", "--url", self.settings.url, "--batch-size", "1", "--concurrency", "1",
+            "--timeout", str(TIMEOUT_S), "--max-retries", str(retries),
+        ]  # fmt: skip
+
+    def env(self) -> dict[str, str]:
+        password = self.settings.password.reveal() if self.settings.password else ""
+        return {"ES_USERNAME": "elastic", "ES_PASSWORD": password}
+
+    def client(self) -> Elasticsearch:
+        return self.settings.client(request_timeout=10, max_retries=0, retry_on_timeout=False)
+
+
+@pytest.fixture(scope="module")
+def paused(
+    docker_client: Any, es_image: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[PausedNode]:
+    name = f"pytest-pause-{os.getpid()}"
+    cfg = DockerEngineConfig(default_state_dir(), name, free_port(), es_image, heap="512m")
+    node = DockerNode(cfg, docker_client)
+    try:
+        node.start()
+        settings = node.connection()
+        password = settings.password.reveal() if settings.password else ""
+        work = tmp_path_factory.mktemp("pause")
+        dataset = scifact_subset(work / "qpause", n_docs=400, n_test=N_QUERIES, n_train=5)
+        auth = ["--url", settings.url, "--username", "elastic", "--password", password]
+        out = subprocess.run(
+            [sys.executable, "-m", "harness", "index", "--dataset", str(dataset), "--no-vectors", "--no-progress", *auth],
+            capture_output=True, text=True, timeout=600, check=False, cwd=REPO, env={**os.environ, "COLUMNS": "250"},
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        (summary,) = summaries(out.stdout)
+        base = PausedNode(node, settings, dataset, summary.index, {})
+        code = harness_main(
+            [*base.argv(work / "baseline", retries=2), "--username", "elastic", "--password", password]
+        )
+        assert code == 0
+        base.baseline = _trec(work / "baseline", "qpause")
+        assert len(base.baseline) == N_QUERIES
+        yield base
+    finally:
+        with contextlib.suppress(Exception):
+            container = node.container()
+            if container is not None and container.status == "paused":
+                container.unpause()
+        node.remove()
+
+
+def _pause_once_searching(state: PausedNode, harness: Any) -> float:
+    """Wait until the run's searches are under way, pause the container, return the time it happened."""
+    client = state.client()
+    base = search_total(client, state.index)
+
+    def searching() -> bool:
+        assert harness.proc.poll() is None, f"the run ended before the fault:\n{harness.stderr}"
+        return search_total(client, state.index) > base + 20
+
+    poll("the run's searches to start", searching, timeout_s=120, interval_s=0.05)
+    container = state.node.container()
+    assert container is not None
+    container.pause()
+    return time.monotonic()
+
+
+def test_pause_beyond_the_retry_budget_fails_clearly_then_resumes(paused: PausedNode, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    retries = 2
+    argv = paused.argv(run_dir, retries)
+    harness = _start_with_env(argv, tmp_path / "logs", paused.env())
+    container = paused.node.container()
+    assert container is not None
+    try:
+        paused_at = _pause_once_searching(paused, harness)
+        failed_with = harness.wait(timeout_s=120)
+        exit_s = time.monotonic() - paused_at
+    finally:
+        harness.stop()
+        container.reload()
+        if container.status == "paused":
+            container.unpause()
+    err = harness.stderr
+    assert failed_with == 1, err
+    assert f"error: the engine stopped answering searches on {paused.index} after {retries} retries" in err
+    assert "Traceback" not in err
+    # every attempt waited for its timeout: the node was hung, not refusing
+    assert exit_s >= (retries + 1) * TIMEOUT_S - 1, f"gave up after {exit_s:.1f}s"
+    assert not (run_dir / "results.json").exists()
+
+    wait_for("the unpaused node to answer", lambda: paused.client().cluster.health()["status"] != "red", 60)
+    env = paused.env()
+    code = harness_main([*argv, "--username", env["ES_USERNAME"], "--password", env["ES_PASSWORD"]])
+    assert code == 0
+    assert _results(run_dir)["manifest"]["status"] == "complete"
+    assert _trec(run_dir, "qpause") == paused.baseline, "the resumed run ranks differently"
+    print(
+        f"\nfault: docker pause mid-run (timeout {TIMEOUT_S}s, {retries} retries): harness exit {failed_with} "
+        f"after {exit_s:.1f}s with 'the engine stopped answering searches ... after {retries} retries'; "
+        f"after unpause the same command exit 0, {len(paused.baseline)} rankings equal to the undisturbed run"
+    )
+
+
+def test_pause_within_the_retry_budget_resumes_after_unpause(paused: PausedNode, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    harness = _start_with_env(paused.argv(run_dir, retries=6), tmp_path / "logs", paused.env())
+    container = paused.node.container()
+    assert container is not None
+    try:
+        paused_at = _pause_once_searching(paused, harness)
+        time.sleep(5)  # the fault's length: a hung node for 5 s
+        container.unpause()
+        code = harness.wait(timeout_s=180)
+        total_s = time.monotonic() - paused_at
+    finally:
+        harness.stop()
+        container.reload()
+        if container.status == "paused":
+            container.unpause()
+    assert code == 0, harness.stderr
+    arm = _results(run_dir)["datasets"]["qpause"]["arms"]["lexical"]
+    assert arm["retries"] >= 1 and arm["queries"] == N_QUERIES
+    assert _trec(run_dir, "qpause") == paused.baseline
+    print(
+        f"\nfault: docker pause for 5 s mid-run (timeout {TIMEOUT_S}s, up to 6 retries): harness exit 0, "
+        f"{arm['retries']} retries, finished {total_s:.1f}s after the pause; rankings equal to the undisturbed run"
+    )
+
+
+def _start_with_env(argv: list[str], logs: Path, env: dict[str, str]) -> Any:
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return start_harness(argv, logs)
+    finally:
+        for key, value in old.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
