@@ -161,7 +161,7 @@ class ConnectionSettings:
 
 
 def _stack_for(
-    url: Any, env: Mapping[str, str], stack_files: Sequence[Path] | None
+    url: Any, env: Mapping[str, str] | None, stack_files: Sequence[Path] | None
 ) -> StackConnection | None:
     """The first stack connection file that names ``url`` (or any, when no URL was given)."""
     files = list(stack_env_files(env) if stack_files is None else stack_files)

@@ -15,11 +15,11 @@ one file to use instead of searching, or, set to ``none``, turns the search off.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexer._env import from_env, variable
 from indexer._exceptions import ConfigError
 from indexer._paths import default_state_dir
 
@@ -28,7 +28,7 @@ COMPOSE_STACK_ENV = Path("docker") / "credentials" / "stack.env"
 COMPOSE_FILES = ("docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml")
 #: where ``harness engine start --docker`` writes, relative to the node's folder
 NODE_CONNECTION_ENV = "connection.env"
-ENV_OVERRIDE = "R2MED_STACK_ENV"
+ENV_OVERRIDE = variable("stack.file")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +55,9 @@ def compose_stack_env(start: Path) -> Path | None:
 
 def stack_env_files(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> list[Path]:
     """The connection files to consult, in order: the compose project's, then the Docker nodes'."""
-    env = os.environ if env is None else env
-    override = env.get(ENV_OVERRIDE)
+    override = from_env("stack", env).get("file")
     if override is not None:
-        if override.strip().lower() in {"", "none", "off", "0"}:
+        if override.strip().lower() in {"none", "off", "0"}:
             return []
         path = Path(override).expanduser()
         if not path.is_file():

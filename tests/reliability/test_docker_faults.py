@@ -10,12 +10,13 @@ under way the container is paused: the kernel still accepts the connection, noth
   * a pause shorter than the budget (``--max-retries 6``, unpaused 5 s later): the run finishes with
     exit 0, its retries counted in results.json, its rankings equal to the undisturbed run's.
 
-Network loss. Two nodes in two containers, both master-eligible, one index with 2 shards and 1 replica
-(each node holds a full copy) and one with 2 shards and no replica (each node holds half). The
-packets between the nodes' transport ports are then dropped (iptables DROP, so connections hang as on
-a real network loss, rather than being refused). Expected: through the surviving elected master,
-rankings equal to those before the loss; on the index whose half now sits behind the loss, a clear
-error and exit 1, never silently partial rankings.
+Network loss. Two nodes in two containers, both master-eligible, one index built by ``harness index``
+with 2 shards and the harness's default of 1 replica on two nodes (each node holds a full copy). The
+packets between the nodes' transport ports are then dropped (iptables DROP: connections hang as on a
+real network loss, rather than being refused) while ``harness run lexical`` runs through each node.
+Expected: through the elected master, rankings equal to those before the loss; through the node cut
+off from it, the same rankings or a clear error (exit 1, no traceback). Then the loss ends and the
+cluster heals.
 
 Why the two containers share one network namespace: Elasticsearch enforces its bootstrap checks as
 soon as transport binds beyond loopback, and one of them needs 65,535 file descriptors, while this
@@ -30,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -43,7 +45,7 @@ from elasticsearch import Elasticsearch
 
 from harness.cli import main as harness_main
 from indexer import ConnectionSettings, DockerEngineConfig, DockerNode, default_state_dir
-from tests._docker import wait_for
+from tests._docker import removed_afterwards, unavailable, wait_for
 from tests._support import REPO, scifact_subset
 from tests.reliability._faults import poll, search_total, start_harness, summaries
 from tests.reliability._nodes import free_port
@@ -218,3 +220,179 @@ def _start_with_env(argv: list[str], logs: Path, env: dict[str, str]) -> Any:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+# --------------------------------------------------------------------------- network loss
+
+TRANSPORT = {"a": 9300, "b": 9301}
+HTTP = {"a": 9200, "b": 9201}
+DROP = ["-p", "tcp", "-m", "multiport", "--ports", "9300,9301", "-j", "DROP"]
+
+
+@dataclass
+class Cluster:
+    containers: dict[str, Any]
+    urls: dict[str, str]
+    netns_pid: int
+    datasets: dict[str, Path]
+
+    def client(self, node: str, timeout_s: float = 30) -> Elasticsearch:
+        return ConnectionSettings(url=self.urls[node]).client(
+            request_timeout=timeout_s, max_retries=0, retry_on_timeout=False
+        )
+
+    def iptables(self, action: str) -> None:
+        done = subprocess.run(
+            ["nsenter", "-t", str(self.netns_pid), "-n", "iptables", action, "INPUT", *DROP],
+            capture_output=True, text=True, timeout=30, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+
+    def master(self) -> str:
+        return str(self.client("a").cat.master(format="json")[0]["node"])
+
+
+def _node_env(name: str) -> dict[str, str]:
+    return {
+        "node.name": name,
+        "cluster.name": "r2med-pytest-partition",
+        "discovery.seed_hosts": "127.0.0.1:9300,127.0.0.1:9301",
+        "cluster.initial_master_nodes": "a,b",
+        "http.host": "0.0.0.0",
+        "http.port": str(HTTP[name]),
+        "transport.host": "127.0.0.1",  # loopback: see the module docstring
+        "transport.port": str(TRANSPORT[name]),
+        "xpack.security.enabled": "false",
+        "cluster.routing.allocation.disk.threshold_enabled": "false",
+        "ES_JAVA_OPTS": "-Xms384m -Xmx384m",
+    }
+
+
+@pytest.fixture(scope="module")
+def cluster(docker_client: Any, es_image: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    if os.geteuid() != 0 or not (shutil.which("nsenter") and shutil.which("iptables")):
+        unavailable("dropping packets between the nodes needs root, nsenter and iptables")
+    names = {n: f"r2med-pytest-partition-{n}-{os.getpid()}" for n in ("a", "b")}
+    ports = {n: free_port() for n in ("a", "b")}
+    with removed_afterwards(docker_client, names["b"], names["a"]):
+        a = docker_client.containers.run(
+            es_image, detach=True, name=names["a"], environment=_node_env("a"),
+            ports={f"{HTTP[n]}/tcp": ("127.0.0.1", ports[n]) for n in ("a", "b")},
+        )  # fmt: skip
+        b = docker_client.containers.run(
+            es_image,
+            detach=True,
+            name=names["b"],
+            environment=_node_env("b"),
+            network_mode=f"container:{a.id}",
+        )
+        a.reload()
+        state = Cluster(
+            {"a": a, "b": b},
+            {n: f"http://127.0.0.1:{p}" for n, p in ports.items()},
+            a.attrs["State"]["Pid"],
+            {},
+        )
+
+        def formed() -> bool:
+            try:
+                return (
+                    state.client("a", 5).cluster.health(wait_for_nodes="2", timeout="1s")["number_of_nodes"]
+                    == 2
+                )
+            except Exception:
+                return False
+
+        wait_for("the two nodes to form a cluster", formed, timeout_s=300)
+        work = tmp_path_factory.mktemp("partition")
+        folder = scifact_subset(work / "qnet", n_docs=300, n_test=40, n_train=5)
+        # the harness's default on two nodes: one replica, so each node holds a full copy
+        argv = [
+            "index",
+            "--dataset",
+            str(folder),
+            "--no-vectors",
+            "--no-progress",
+            "--url",
+            state.urls["a"],
+            "--shards",
+            "2",
+        ]
+        assert harness_main(argv) == 0
+        state.datasets["qnet"] = folder
+        state.client("a").cluster.health(wait_for_status="green", timeout="60s")
+        try:
+            yield state
+        finally:
+            with contextlib.suppress(AssertionError):
+                state.iptables("-D")
+
+
+def _lexical(cluster: Cluster, node: str, run_dir: Path) -> subprocess.Popen[str]:
+    """``harness run lexical`` on the dataset through one node, started in the background."""
+    argv = [sys.executable, "-m", "harness", "run", "lexical", "--dataset", str(cluster.datasets["qnet"]),
+            "--output", str(run_dir), "--records", "jsonl", "--no-progress", "--url", cluster.urls[node]]  # fmt: skip
+    return subprocess.Popen(
+        argv,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "COLUMNS": "250"},
+    )
+
+
+def _finish(proc: subprocess.Popen[str], began: float) -> tuple[int, str, float]:
+    out, _ = proc.communicate(timeout=600)
+    return proc.returncode, out, time.monotonic() - began
+
+
+def _copies(cluster: Cluster) -> dict[str, list[str]]:
+    rows = cluster.client("a").cat.shards(index="r2med-qnet", format="json")
+    found: dict[str, list[str]] = {}
+    for row in rows:
+        found.setdefault(str(row["node"]), []).append(f"{row['shard']}{row['prirep']}")
+    return found
+
+
+def test_network_loss_between_the_nodes(cluster: Cluster, tmp_path: Path) -> None:
+    master = cluster.master()
+    other = "b" if master == "a" else "a"
+    copies = _copies(cluster)
+    assert sorted(copies) == ["a", "b"] and all(len(c) == 2 for c in copies.values()), copies
+    code, out, _ = _finish(_lexical(cluster, master, tmp_path / "before"), time.monotonic())
+    assert code == 0, out
+    baseline = _trec(tmp_path / "before", "qnet")
+
+    cluster.iptables("-I")
+    lost_at = time.monotonic()
+    via_master = _lexical(cluster, master, tmp_path / "via-master")
+    via_other = _lexical(cluster, other, tmp_path / "via-other")
+    outcomes: list[str] = []
+    # the elected master keeps a full copy: the same rankings
+    code, out, took = _finish(via_master, lost_at)
+    assert code == 0, out
+    assert _trec(tmp_path / "via-master", "qnet") == baseline, "rankings changed during the loss"
+    outcomes.append(
+        f"via the master ({master}): exit 0 after {took:.0f}s, {len(baseline)} rankings unchanged"
+    )
+    # the node cut off from the master: the same rankings, or a clear error
+    code, out, took = _finish(via_other, lost_at)
+    if code == 0:
+        assert _trec(tmp_path / "via-other", "qnet") == baseline, "rankings changed on the cut-off node"
+    else:
+        assert code == 1 and "Traceback" not in out, out
+        assert f"error: {cluster.urls[other]}" in out, out
+    outcomes.append(f"via the cut-off node ({other}): exit {code} after {took:.0f}s: {_last_line(out)}")
+
+    cluster.iptables("-D")
+    wait_for(
+        "the cluster to heal", lambda: cluster.client(master, 5).cluster.health()["number_of_nodes"] == 2, 180
+    )
+    joined = "\n  ".join(outcomes)
+    print(f"\nfault: transport packets between the two nodes dropped:\n  {joined}")
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
