@@ -154,7 +154,9 @@ class DockerNode:
         running = container.status == "running"
         pid = int(container.attrs["State"].get("Pid") or 0) or None
         detail = f"container {container.short_id} {container.status} ({state.get('image', '?')})"
-        return NodeStatus(running, url, pid, self.state_file, self.state_file, detail, container.short_id)
+        return NodeStatus(
+            running, url, pid, self.state_file, self.state_file, detail, container=container.short_id
+        )
 
     def logs(self, lines: int = 40) -> str:
         container = self.container()
