@@ -19,6 +19,11 @@ Rules (they hold whatever ranx would do on its own):
   ranked by :func:`harness.eval.sort_run`'s order, cut to the deepest cutoff,
   and its scores replaced by strictly decreasing rank scores: no ties remain,
   and order-only measures are unchanged by construction.
+* nDCG_judged@k (judged-only, or condensed, nDCG; Sakai 2007) is computed here,
+  not by ranx: every document without a judgment (any grade, 0 included) is
+  removed from the *whole* ranking, then nDCG@k is taken over what is left,
+  with the same linear gains and ideal ranking as nDCG. It equals ir_measures'
+  ``nDCG(judged_only=True)@k`` (pytrec_eval).
 """
 
 from __future__ import annotations
@@ -95,7 +100,21 @@ def _unjudged(ranked_docs: list[str], judged: Mapping[str, int], k: int) -> floa
     return sum(doc_id not in judged for doc_id in top) / len(top)
 
 
-_OURS = {"Unjudged": _unjudged}
+def _dcg(gains: Iterable[float]) -> float:
+    return math.fsum(g / math.log2(i + 2) for i, g in enumerate(gains) if g > 0)
+
+
+def _ndcg_judged(ranked_docs: list[str], judged: Mapping[str, int], k: int) -> float:
+    """nDCG@k over the condensed ranking: unjudged documents removed (from the whole ranking) first."""
+    ideal = _dcg(sorted((g for g in judged.values() if g > 0), reverse=True)[:k])
+    if ideal == 0.0:
+        return 0.0
+    condensed = [judged[d] for d in ranked_docs if d in judged][:k]
+    return _dcg(float(g) for g in condensed) / ideal
+
+
+#: families computed here: (full ranking in rank order, the query's judgments, cutoff) -> score
+_OURS = {"Unjudged": _unjudged, "nDCG_judged": _ndcg_judged}
 _COMPANION = "hits@1"
 
 
@@ -112,10 +131,11 @@ def evaluate(
     qids = tuple(sorted(judged))
     depth = max(m.cutoff for m in wanted)
 
-    ranked: dict[str, list[str]] = {}
+    full: dict[str, list[str]] = {}  # the whole ranking: judged-only measures look past the cutoff
     for qid in qids:
         results = run.get(qid) or {}
-        ranked[qid] = [doc_id for doc_id, _ in rank(results, qid)][:depth]
+        full[qid] = [doc_id for doc_id, _ in rank(results, qid)]
+    ranked = {qid: docs[:depth] for qid, docs in full.items()}
     scored = tuple(q for q in qids if ranked[q])
     empty = tuple(q for q in qids if not ranked[q])
 
@@ -143,7 +163,7 @@ def evaluate(
         ours = _OURS.get(m.name)
         if ours is not None:
             for qid in qids:
-                per_query[m.key][qid] = ours(ranked[qid], judged[qid], m.cutoff)
+                per_query[m.key][qid] = ours(full[qid], judged[qid], m.cutoff)
 
     for key, scores in per_query.items():
         bad = [q for q, v in scores.items() if not math.isfinite(v)]

@@ -1,6 +1,6 @@
 """Measures as parsed value objects, like ir_measures: ``Measure.parse("nDCG@10")``.
 
-A measure is a family (nDCG, Recall, MAP, MRR, P, Unjudged) and a rank cutoff.
+A measure is a family (nDCG, nDCG_judged, Recall, MAP, MRR, P, Unjudged) and a rank cutoff.
 Families live in a registry; each one says how it is computed (by ranx, under
 which name, or by this package) and how ir_measures spells it, so tests can
 check us against an independent implementation.
@@ -26,12 +26,22 @@ class Family:
     ir_measures: str
     aliases: tuple[str, ...] = ()
     description: str = ""
+    higher_is_better: bool = True
+    """False for measures where a rise is bad news (Unjudged); a CI gate's regressions follow it."""
 
 
 FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
         Family("nDCG", "ndcg", "nDCG", ("ndcg",), "normalised DCG, linear gains (trec_eval ndcg_cut)"),
+        Family(
+            "nDCG_judged",
+            None,
+            "nDCG(judged_only=True)",
+            ("ndcg_judged", "condensed_ndcg", "ndcg_condensed"),
+            "judged-only (condensed) nDCG, Sakai 2007: unjudged documents are removed from the ranking, "
+            "then nDCG as above",
+        ),
         Family("Recall", "recall", "R", ("recall", "r"), "relevant retrieved in the top k / all relevant"),
         Family("MAP", "map", "AP", ("map", "ap"), "average precision over the top k (trec_eval map_cut)"),
         Family("MRR", "mrr", "RR", ("mrr", "rr"), "reciprocal rank of the first relevant in the top k"),
@@ -42,6 +52,7 @@ FAMILIES: dict[str, Family] = {
             "Judged",
             ("unjudged",),
             "share of the top k with no judgment at all (1 - ir_measures Judged@k); 0 for an empty result",
+            higher_is_better=False,
         ),
     )
 }
@@ -128,6 +139,7 @@ def parse_measures(
 PRIMARY_MEASURE = Measure("nDCG", 10)
 DEFAULT_MEASURES: tuple[Measure, ...] = (
     PRIMARY_MEASURE,
+    Measure("nDCG_judged", 10),
     Measure("nDCG", 100),
     Measure("Recall", 10),
     Measure("Recall", 100),

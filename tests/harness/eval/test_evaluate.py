@@ -149,3 +149,31 @@ def test_bad_inputs_raise_clear_errors():
         evaluate({"q": {"a": 1.5}}, {"q": {"a": 1.0}})
     with pytest.raises(RunError, match="NaN"):
         evaluate({"q": {"a": 1}}, {"q": {"a": float("nan")}})
+
+
+def test_judged_only_ndcg_by_hand():
+    """Sakai's condensed list: z (unjudged) is removed, so b (grade 0) and a (grade 1) move up."""
+    qrels = {"q": {"a": 1, "b": 0, "c": 2}, "q2": {"x": 1}}
+    run = {"q": {"z": 5.0, "b": 4.0, "a": 3.0}, "q2": {"y": 3.0}}
+    ev = evaluate(qrels, run, ["nDCG@10", "nDCG_judged@10"])
+    ideal = 2 + 1 / math.log2(3)
+    assert ev.scores("nDCG_judged@10")["q"] == pytest.approx((1 / math.log2(3)) / ideal)
+    assert ev.scores("nDCG@10")["q"] == pytest.approx((1 / math.log2(4)) / ideal)
+    assert ev.scores("nDCG_judged@10")["q2"] == 0.0  # nothing judged was retrieved
+
+
+def test_judged_only_ndcg_looks_past_the_cutoff_like_ir_measures(scifact_test_qrels):
+    """Relevant documents only below rank 10 (and below the deepest cutoff, 100): the condensed ranking
+    brings them into the top 10, exactly as pytrec_eval's judged_only flag does."""
+    qids = sorted(scifact_test_qrels)[:30]
+    qrels = {q: scifact_test_qrels[q] for q in qids}
+    run: dict[str, dict[str, float]] = {}
+    for i, qid in enumerate(qids):
+        distractors = {f"u{i}-{j}": 1000.0 - j for j in range(10 + 12 * (i % 10))}
+        judged = {doc: 1.0 - k / 100 for k, doc in enumerate(sorted(qrels[qid]))}
+        run[qid] = {**distractors, **judged}
+    ours = evaluate(qrels, run, ["nDCG@10", "nDCG_judged@10", "Unjudged@10"])
+    ref = reference(qrels, run, [Measure.parse("nDCG_judged@10"), Measure.parse("nDCG@10")])
+    assert_matches_reference(ours, ref, ours.qids)
+    assert ours.mean("nDCG@10") == 0.0 and ours.mean("Unjudged@10") == 1.0
+    assert ours.mean("nDCG_judged@10") > 0.9

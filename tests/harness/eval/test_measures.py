@@ -26,6 +26,7 @@ def test_defaults_and_names():
     assert PRIMARY_MEASURE == Measure.parse("nDCG@10") == DEFAULT_MEASURES[0]
     assert [str(m) for m in DEFAULT_MEASURES] == [
         "nDCG@10",
+        "nDCG_judged@10",
         "nDCG@100",
         "Recall@10",
         "Recall@100",
