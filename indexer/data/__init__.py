@@ -8,9 +8,18 @@ Public surface::
     known_datasets() -> list[KnownDataset]
     describe(dataset) -> dict (counts, lengths, grades, expansions, fingerprint, warnings)
     Dataset, Document, Fingerprint, Problem, Severity, R2MED_NAMES
+    read_judgments(path, format=None) -> Judgments   TREC qrels, TSV/CSV, Quepid CSV, RRE JSON
 """
 
 from indexer.data._hub import DATA_DIR_ENV, PINNED_REVISIONS, R2MED_NAMES
+from indexer.data._judgments import (
+    JUDGMENT_FORMATS,
+    JudgedQrels,
+    Judgment,
+    JudgmentFormat,
+    Judgments,
+    read_judgments,
+)
 from indexer.data._model import (
     CorpusStats,
     Dataset,
@@ -36,6 +45,7 @@ __all__ = [
     "DATA_DIR_ENV",
     "EXPANSIONS_ENV",
     "EXPANSION_FILE",
+    "JUDGMENT_FORMATS",
     "PINNED_REVISIONS",
     "R2MED_NAMES",
     "CorpusStats",
@@ -44,6 +54,10 @@ __all__ = [
     "Document",
     "ExpansionInfo",
     "Fingerprint",
+    "JudgedQrels",
+    "Judgment",
+    "JudgmentFormat",
+    "Judgments",
     "KnownDataset",
     "Problem",
     "Severity",
@@ -52,5 +66,6 @@ __all__ = [
     "expansions_home",
     "known_datasets",
     "load_dataset",
+    "read_judgments",
     "resolve_specs",
 ]

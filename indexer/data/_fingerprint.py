@@ -36,3 +36,12 @@ def combine(**parts: str) -> str:
     """One hash over named part hashes (the names are part of the input)."""
     text = "|".join(f"{name}={value}" for name, value in sorted(parts.items()))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def qrels_hash(qrels: dict[str, dict[str, int]]) -> str:
+    """The order-free hash of a set of judgments (the ``qrels`` part of a dataset fingerprint)."""
+    h = OrderFreeHash("qrels")
+    for qid, graded in qrels.items():
+        for docid, grade in graded.items():
+            h.add(qid, docid, grade)
+    return h.hexdigest()

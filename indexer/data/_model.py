@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
+
+from indexer._exceptions import DataError
+from indexer.data._fingerprint import combine, qrels_hash
 
 
 class Severity(StrEnum):
@@ -128,6 +131,23 @@ class Dataset:
         if split == self.split:
             return self
         return self._reload(split)
+
+    def with_qrels(self, qrels: dict[str, dict[str, int]]) -> Dataset:
+        """The same dataset judged by ``qrels`` (for the same queries), its fingerprint updated to match.
+
+        Two runs scored with the same judgments share a fingerprint; a run re-scored with more
+        judgments no longer shares one with a run scored with fewer.
+        """
+        unknown = sorted(set(qrels) - set(self.queries))
+        if unknown:
+            raise DataError(f"{self.name}: judgments for queries the dataset does not hold: {unknown[:5]}")
+        parts = {
+            "corpus": self.fingerprint.corpus,
+            "queries": self.fingerprint.queries,
+            "qrels": qrels_hash(qrels),
+        }
+        fingerprint = Fingerprint(expansions=self.fingerprint.expansions, combined=combine(**parts), **parts)
+        return replace(self, qrels=qrels, fingerprint=fingerprint)
 
     def warning_summary(self, examples: int = 1) -> list[str]:
         """One line per kind of warning: its count and the first location(s)."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from indexer._exceptions import DataError
-from indexer.data._fingerprint import OrderFreeHash, combine
+from indexer.data._fingerprint import OrderFreeHash, combine, qrels_hash
 from indexer.data._model import (
     CorpusStats,
     Dataset,
@@ -633,16 +633,13 @@ def _fingerprint(
     qrels: dict[str, dict[str, int]],
     expansions: dict[tuple[str, str], dict[str, str]],
 ) -> Fingerprint:
-    qh, rh, eh = OrderFreeHash("queries"), OrderFreeHash("qrels"), OrderFreeHash("expansions")
+    qh, eh = OrderFreeHash("queries"), OrderFreeHash("expansions")
     for qid, text in queries.items():
         qh.add(qid, text)
-    for qid, graded in qrels.items():
-        for docid, grade in graded.items():
-            rh.add(qid, docid, grade)
     for (method, llm), per_query in expansions.items():
         for qid, text in per_query.items():
             eh.add(method, llm, qid, text)
-    parts = {"corpus": corpus.hash.hexdigest(), "queries": qh.hexdigest(), "qrels": rh.hexdigest()}
+    parts = {"corpus": corpus.hash.hexdigest(), "queries": qh.hexdigest(), "qrels": qrels_hash(qrels)}
     return Fingerprint(expansions=eh.hexdigest(), combined=combine(**parts), **parts)
 
 
