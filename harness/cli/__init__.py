@@ -38,6 +38,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "_datasets",
     "_engine",
     "_report",
+    "_gate",
+    "_judgments",
     "_kibana",
 )
 

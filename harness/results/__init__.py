@@ -4,7 +4,8 @@ Public surface::
 
     RunResults.load(run_dir) / .save(run_dir) / .to_json() / .from_json(data)
     RunResults -> DatasetResult -> ArmResult (metrics, ci95, Percentiles), Comparison, PaperBaseline
-    Manifest (EngineInfo, DatasetInfo (ExpansionInfo, ReasoningSplit), ModelInfo)
+    Manifest (EngineInfo, DatasetInfo (ExpansionInfo, ReasoningSplit), ModelInfo, RescoreInfo)
+    trec_path(run_dir, dataset, arm), load_ranking(path), rank_run(ranking)   runs/<dataset>/<arm>.trec
     QueryScores, load_per_query(run_dir)          per_query.jsonl
     EvalRecord, load_records(run_dir)             records.jsonl (the evaluation records)
     SCHEMA_VERSION, schema()                      the JSON Schema results.json validates against
@@ -26,11 +27,13 @@ from harness.results._model import (
     DatasetResult,
     EngineInfo,
     ExpansionInfo,
+    JudgmentsApplied,
     Manifest,
     ModelInfo,
     PaperBaseline,
     Percentiles,
     ReasoningSplit,
+    RescoreInfo,
     RunResults,
 )
 from harness.results._records import (
@@ -50,6 +53,7 @@ from harness.results._records import (
     load_records,
     record_id,
 )
+from harness.results._trec import RUNS_FOLDER, Ranking, load_ranking, rank_run, trec_path
 
 SCHEMA_RESOURCE = f"resources/schema/results-v{SCHEMA_VERSION}.schema.json"
 
@@ -65,6 +69,7 @@ __all__ = [
     "PER_QUERY_FILE",
     "RECORDS_FILE",
     "RESULTS_FILE",
+    "RUNS_FOLDER",
     "SCHEMA_RESOURCE",
     "SCHEMA_VERSION",
     "ArmComparison",
@@ -77,6 +82,7 @@ __all__ = [
     "EngineInfo",
     "EvalRecord",
     "ExpansionInfo",
+    "JudgmentsApplied",
     "Manifest",
     "MissedDoc",
     "ModelInfo",
@@ -84,13 +90,18 @@ __all__ = [
     "Percentiles",
     "QueryScores",
     "QueryText",
+    "Ranking",
     "ReasoningSplit",
     "RecordMetrics",
     "RelevantCounts",
+    "RescoreInfo",
     "RunResults",
     "TopHit",
     "load_per_query",
+    "load_ranking",
     "load_records",
+    "rank_run",
     "record_id",
     "schema",
+    "trec_path",
 ]

@@ -163,6 +163,40 @@ class EngineInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgmentsApplied:
+    """One judgments file applied to one dataset of a re-scored run, and what it changed."""
+
+    dataset: str
+    path: str
+    format: str
+    sha256: str
+    judgments: int
+    """Graded pairs of the file for the dataset's queries."""
+    added: int
+    """Pairs the run's judgments did not judge before."""
+    changed: int
+    """Pairs judged before with another grade (the file's grade wins)."""
+    unknown: int = 0
+    """Judgments for queries the dataset does not hold (left out)."""
+    ungraded: int = 0
+    """Rows of the file with no grade yet (left out)."""
+    qrels_file: str = ""
+    """The judgments the re-scored run was scored with, inside its directory."""
+
+
+@dataclass(frozen=True, slots=True)
+class RescoreInfo:
+    """A run re-scored with other judgments from its TREC files, without re-querying."""
+
+    source_run: str
+    source_dir: str
+    created: str
+    mode: str
+    """``merge`` (the file's judgments added to the run's) or ``replace`` (the file's alone)."""
+    judgments: tuple[JudgmentsApplied, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Manifest:
     """What ran, with what, where and when: enough to reproduce the run."""
 
@@ -181,6 +215,8 @@ class Manifest:
     fusion: FusionSpec | None = None
     fusion_tuned: dict[str, FusionSpec] = field(default_factory=dict)
     model: ModelInfo | None = None
+    rescore: RescoreInfo | None = None
+    """Set when this run was re-scored from another run's TREC files (``harness rescore``)."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = encode(self)
@@ -205,6 +241,7 @@ class Manifest:
             ("engine", f"{self.engine.capabilities.flavour} {self.engine.version}"),
             ("harness", self.harness_version),
             ("git", self.git_sha),
+            ("rescored from", self.rescore.source_run if self.rescore else None),
         ]
         return [(k, str(v)) for k, v in facts if v]
 

@@ -10,9 +10,21 @@
 * :mod:`._publish`: the run directory's files (``WRITERS``) and the records (``SINKS``).
 """
 
+from harness.run._assemble import scores_and_intervals
 from harness.run._config import MAX_DEPTH, RunConfig
 from harness.run._plan import RunPlan, plan_run
-from harness.run._publish import WRITERS
+from harness.run._publish import MANIFEST_FILE, REPORT_FILE, WRITERS, write_manifest
 from harness.run._runner import run
 
-__all__ = ["MAX_DEPTH", "WRITERS", "RunConfig", "RunPlan", "plan_run", "run"]
+__all__ = [
+    "MANIFEST_FILE",
+    "MAX_DEPTH",
+    "REPORT_FILE",
+    "WRITERS",
+    "RunConfig",
+    "RunPlan",
+    "plan_run",
+    "run",
+    "scores_and_intervals",
+    "write_manifest",
+]

@@ -72,13 +72,21 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
     )
 
 
-def arm_result(run: ArmRun, evaluation: Evaluation, queries: int, seed: int) -> ArmResult:
+def scores_and_intervals(
+    evaluation: Evaluation, seed: int
+) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
+    """Mean of every measure (6 decimals) and its 95% bootstrap interval, as results.json holds them."""
     ci95 = {}
     for key in evaluation.means:
         ci = bootstrap_ci(list(evaluation.per_query[key].values()), seed=seed)
         ci95[key] = (round(ci.low, 6), round(ci.high, 6))
+    return {k: round(v, 6) for k, v in evaluation.means.items()}, ci95
+
+
+def arm_result(run: ArmRun, evaluation: Evaluation, queries: int, seed: int) -> ArmResult:
+    metrics, ci95 = scores_and_intervals(evaluation, seed)
     return ArmResult(
-        metrics={k: round(v, 6) for k, v in evaluation.means.items()},
+        metrics=metrics,
         ci95=ci95,
         latency_ms=Percentiles.of(list(run.client_ms.values())),
         engine_took_ms=Percentiles.of(list(run.took_ms.values())),

@@ -14,10 +14,10 @@ from elasticsearch import Elasticsearch
 
 from harness.eval import sort_run
 from harness.inspect import RecordContext, build_records, render_markdown
-from harness.results import PER_QUERY_FILE, EvalRecord, Manifest, QueryScores, RunResults
+from harness.results import PER_QUERY_FILE, EvalRecord, Manifest, QueryScores, RunResults, trec_path
 from harness.run._execute import DatasetOutcome
 from harness.sinks import SINKS, SinkTarget
-from indexer import slug, write_json_atomic, write_jsonl_atomic, write_text_atomic
+from indexer import write_json_atomic, write_jsonl_atomic, write_text_atomic
 
 MANIFEST_FILE = "manifest.json"
 REPORT_FILE = "report.md"
@@ -42,7 +42,7 @@ def write_trec_files(pub: Publication) -> None:
     """``runs/<dataset>/<arm>.trec``: TREC run files (rank order, the run's own scores)."""
     for o in pub.outcomes:
         for arm, res in o.runs.items():
-            path = pub.run_dir / "runs" / slug(o.dataset.name) / f"{arm}.trec"
+            path = trec_path(pub.run_dir, o.dataset.name, arm)
             write_text_atomic(path, "".join(trec_lines(res.run, f"r2med-{arm}")))
 
 

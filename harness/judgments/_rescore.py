@@ -1,0 +1,242 @@
+"""``harness rescore``: score a finished run again with more (or other) judgments, without re-querying.
+
+Every arm is scored from the run's own TREC files (``runs/<dataset>/<arm>.trec``) against the
+dataset's judgments merged with the file's (``merge``: the file's grade wins where both judge a
+pair) or against the file's alone (``replace``). The result is a new run directory, never the
+original: by default ``RUN_DIR/rescored/<judgments file>-<sha8>/``, holding ``results.json``
+(its manifest's ``rescore`` says from what), ``per_query.jsonl``, ``report.md``, the TREC files
+and the judgments it was scored with (``qrels/<dataset>.qrels``), so that it can be gated,
+compared, pooled and re-scored in turn. Latency figures are the original run's (nothing was
+searched again). Its dataset fingerprint covers the new judgments: it can only be gated
+against a baseline scored with the same judgments.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from harness.eval import DEFAULT_MEASURES, PRIMARY_MEASURE, Comparison, compare_arms, evaluate
+from harness.inspect import render_markdown
+from harness.judgments._rundata import QRELS_FOLDER, RunData, qrels_path, qrels_text
+from harness.results import (
+    PER_QUERY_FILE,
+    RESULTS_FILE,
+    RUNS_FOLDER,
+    DatasetResult,
+    JudgmentsApplied,
+    Manifest,
+    QueryScores,
+    RescoreInfo,
+    RunResults,
+    load_per_query,
+    rank_run,
+)
+from harness.run import REPORT_FILE, scores_and_intervals, write_manifest
+from indexer import (
+    ConfigError,
+    Dataset,
+    Judgments,
+    read_judgments,
+    slug,
+    write_jsonl_atomic,
+    write_text_atomic,
+)
+
+MODES = ("merge", "replace")
+RESCORED_FOLDER = "rescored"
+
+
+@dataclass(frozen=True, slots=True)
+class RescoreRequest:
+    run_dir: Path
+    qrels: Path
+    format: str | None = None
+    dataset: str | None = None
+    mode: str = "merge"
+    out: Path | None = None
+    data_path: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ConfigError(f"expected a judgments mode among {', '.join(MODES)}, found {self.mode!r}")
+
+
+def default_out(run_dir: Path, judgments: Judgments) -> Path:
+    return Path(run_dir) / RESCORED_FOLDER / f"{slug(Path(judgments.path).stem)}-{judgments.sha256[:8]}"
+
+
+def _check_out(out: Path, run_dir: Path, judgments: Judgments) -> None:
+    """The target is new, or an earlier re-score of the same run with the same judgments file."""
+    if out.resolve() == Path(run_dir).resolve():
+        raise ConfigError(
+            f"--out {out} is the run directory itself: expected a new directory, the original stays"
+        )
+    if not (out / RESULTS_FILE).is_file():
+        return
+    earlier = RunResults.load(out).manifest.rescore
+    same = (
+        earlier is not None
+        and earlier.source_dir == str(Path(run_dir).resolve())
+        and all(j.sha256 == judgments.sha256 for j in earlier.judgments)
+    )
+    if not same:
+        raise ConfigError(
+            f"{out} already holds another run's results: expected a new directory (or the same re-score again); "
+            "choose another --out"
+        )
+
+
+def _merge(
+    base: dict[str, dict[str, int]], extra: dict[str, dict[str, int]], mode: str
+) -> tuple[dict[str, dict[str, int]], int, int]:
+    """The judgments to score with, and how many pairs ``extra`` added and changed."""
+    merged = {q: dict(d) for q, d in base.items()} if mode == "merge" else {}
+    added = changed = 0
+    for qid, docs in extra.items():
+        for doc, grade in docs.items():
+            before = base.get(qid, {}).get(doc)
+            added += before is None
+            changed += before is not None and before != grade
+            merged.setdefault(qid, {})[doc] = grade
+    return merged, added, changed
+
+
+def _measures(manifest: Manifest) -> tuple[str, ...]:
+    configured = manifest.config.get("measures") or ()
+    return tuple(dict.fromkeys([*configured, *(m.key for m in DEFAULT_MEASURES)]))
+
+
+def _target(data: RunData, dataset: str | None) -> str:
+    names = data.datasets([dataset] if dataset else [])
+    if len(names) > 1:
+        raise ConfigError(
+            f"the run has several datasets ({', '.join(names)}): expected --dataset NAME for the judgments"
+        )
+    return names[0]
+
+
+def _score_dataset(
+    data: RunData, name: str, ds: Dataset, measures: tuple[str, ...], seed: int
+) -> tuple[DatasetResult, list[QueryScores]]:
+    old = data.results.datasets[name]
+    arms, rows = {}, []
+    for arm, result in old.arms.items():
+        ev = evaluate(ds.qrels, rank_run(data.ranking(name, arm)), measures)
+        metrics, ci95 = scores_and_intervals(ev, seed)
+        arms[arm] = replace(
+            result, metrics=metrics, ci95=ci95, empty_queries=ev.empty_qids, queries=len(ev.qids)
+        )
+        rows += [
+            QueryScores(name, arm, q, {m: round(ev.per_query[m][q], 6) for m in ev.per_query})
+            for q in ev.qids
+        ]
+    return replace(old, arms=arms, fingerprint=ds.fingerprint.combined), rows
+
+
+def _significance(
+    results: RunResults, rows: list[QueryScores], manifest: Manifest
+) -> dict[str, tuple[Comparison, ...]]:
+    """The run's paired tests again (same pairs, test, alpha and seed), Holm-corrected over every dataset."""
+    pairs = list(dict.fromkeys((c.arm_a, c.arm_b) for d in results.datasets.values() for c in d.significance))
+    if not pairs:
+        return {}
+    per_query: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
+    for row in rows:
+        per_query[row.dataset][row.arm][row.qid] = row.metrics[PRIMARY_MEASURE.key]
+    cfg = manifest.config
+    tests = compare_arms(
+        per_query,
+        pairs,
+        measure=PRIMARY_MEASURE.key,
+        test=cfg.get("test", "randomization"),
+        alpha=float(cfg.get("alpha", 0.05)),
+        seed=int(cfg.get("seed", 42)),
+    )
+    return {name: tuple(c for c in tests if c.dataset == name) for name in results.datasets}
+
+
+def _applied(name: str, judgments: Judgments, ds: Dataset, mode: str) -> tuple[Dataset, JudgmentsApplied]:
+    mapped = judgments.qrels(ds.queries)
+    merged, added, changed = _merge(ds.qrels, mapped.qrels, mode)
+    if not merged:
+        raise ConfigError(
+            f"{judgments.path} judges none of the {len(ds.queries)} queries of {name}: nothing to score"
+        )
+    applied = JudgmentsApplied(
+        dataset=name,
+        path=str(Path(judgments.path).resolve()),
+        format=judgments.format,
+        sha256=judgments.sha256,
+        judgments=mapped.judgments,
+        added=added,
+        changed=changed,
+        unknown=len(mapped.unknown),
+        ungraded=judgments.ungraded,
+        qrels_file=str(qrels_path(Path("."), name)),
+    )
+    return ds.with_qrels(merged), applied
+
+
+def rescore(req: RescoreRequest) -> tuple[Path, RunResults]:
+    """Re-score ``req.run_dir`` with the judgments of ``req.qrels``; returns the new directory and results."""
+    data = RunData.load(req.run_dir)
+    name = _target(data, req.dataset)
+    judgments = read_judgments(req.qrels, req.format)
+    out = Path(req.out) if req.out is not None else default_out(req.run_dir, judgments)
+    _check_out(out, req.run_dir, judgments)
+    manifest = data.results.manifest
+    ds, applied = _applied(name, judgments, data.dataset(name, req.data_path), req.mode)
+    seed = int(manifest.config.get("seed", 42))
+    scored, new_rows = _score_dataset(data, name, ds, _measures(manifest), seed)
+    rows = [r for r in load_per_query(req.run_dir) if r.dataset != name] + new_rows
+    datasets = {n: (scored if n == name else d) for n, d in data.results.datasets.items()}
+    tests = _significance(data.results, rows, manifest)
+    datasets = {n: replace(d, significance=tests.get(n, d.significance)) for n, d in datasets.items()}
+    info = RescoreInfo(
+        source_run=manifest.run_id,
+        source_dir=str(Path(req.run_dir).resolve()),
+        created=datetime.now(UTC).isoformat(),
+        mode=req.mode,
+        judgments=(applied,),
+    )
+    new_manifest = replace(
+        manifest,
+        run_id=f"{manifest.run_id}~{out.name}",
+        rescore=info,
+        datasets={
+            n: replace(
+                i,
+                fingerprint={
+                    **i.fingerprint,
+                    "qrels": ds.fingerprint.qrels,
+                    "combined": ds.fingerprint.combined,
+                },
+            )
+            if n == name
+            else i
+            for n, i in manifest.datasets.items()
+        },
+    )
+    results = RunResults(datasets=datasets, manifest=new_manifest)
+    _write(out, data, results, rows, {name: ds})
+    return out, results
+
+
+def _write(
+    out: Path, data: RunData, results: RunResults, rows: list[QueryScores], judged: dict[str, Dataset]
+) -> None:
+    """The new run directory; ``manifest.json`` goes last, as in a run."""
+    shutil.copytree(data.run_dir / RUNS_FOLDER, out / RUNS_FOLDER, dirs_exist_ok=True)
+    old_qrels = data.run_dir / QRELS_FOLDER
+    if old_qrels.is_dir():
+        shutil.copytree(old_qrels, out / QRELS_FOLDER, dirs_exist_ok=True)
+    for name, ds in judged.items():
+        write_text_atomic(qrels_path(out, name), qrels_text(ds.qrels))
+    write_jsonl_atomic(out / PER_QUERY_FILE, (r.to_json() for r in rows))
+    results.save(out)
+    write_text_atomic(out / REPORT_FILE, render_markdown(results))
+    write_manifest(out, results.manifest)
