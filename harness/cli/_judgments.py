@@ -77,9 +77,9 @@ def pool_command(
                 "columns by splitting lines on commas and refuses those lines (its /api/import/ratings takes them)",
                 highlight=False,
             )
+    sheets = " ".join(str(pool_folder(target, p.dataset.name) / "pool.csv") for p in pools)
     console.print(
-        f"fill in the rating column of {pool_folder(target, '<dataset>')}/pool.csv, then: "
-        f"harness rescore {run_dir} --qrels <that file>",
+        f"next: fill in the rating column of {sheets}, then: harness rescore {run_dir} --qrels <that file>",
         highlight=False,
     )
 

@@ -123,12 +123,12 @@ class GateReport:
         return {0: "passed", 1: "FAILED", 2: "could not evaluate"}[self.exit_code]
 
     def summary(self) -> str:
-        n = len(self.outcomes)
-        parts = [f"{self.count(Status.PASS) + self.count(Status.FLAGGED)} passed"]
-        if self.count(Status.FLAGGED):
-            parts[0] += f" ({self.count(Status.FLAGGED)} flagged)"
+        """``gate FAILED: 5 checks: 3 passed (1 flagged), 1 failed, 1 could not be evaluated; exit 2``."""
+        passed, flagged = self.count(Status.PASS) + self.count(Status.FLAGGED), self.count(Status.FLAGGED)
+        parts = [f"{passed} passed" + (f" ({flagged} flagged)" if flagged else "")]
         if self.count(Status.FAIL):
             parts.append(f"{self.count(Status.FAIL)} failed")
         if self.count(Status.ERROR):
             parts.append(f"{self.count(Status.ERROR)} could not be evaluated")
-        return f"gate {self.verdict}: {n} check{'s' if n != 1 else ''} ({', '.join(parts)}); exit {self.exit_code}"
+        n = len(self.outcomes)
+        return f"gate {self.verdict}: {n} check{'s' if n != 1 else ''}: {', '.join(parts)}; exit {self.exit_code}"

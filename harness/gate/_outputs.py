@@ -20,21 +20,11 @@ MARKS = {Status.PASS: "✅", Status.FLAGGED: "⚠️", Status.FAIL: "❌", Statu
 
 
 def gate_table(report: GateReport) -> Table:
+    """One row per rule and dataset: the rule, its outcome and why (observed value, limit, test)."""
     rows = tuple(
-        (
-            Cell(o.dataset),
-            Cell(o.rule.text),
-            Cell(o.rule.kind),
-            Cell(o.observed or "–"),
-            Cell(o.limit or "–"),
-            Cell(o.status.label),
-            Cell(o.message),
-        )
-        for o in report.outcomes
+        (Cell(o.dataset), Cell(o.rule.text), Cell(o.status.label), Cell(o.message)) for o in report.outcomes
     )
-    columns = tuple(
-        Column(h, "left") for h in ("dataset", "rule", "kind", "observed", "limit", "outcome", "why")
-    )
+    columns = tuple(Column(h, "left") for h in ("dataset", "rule", "outcome", "why"))
     against = f" against baseline {report.baseline_id}" if report.baseline_id else ""
     notes: tuple[str, ...] = (report.summary(),)
     if any(o.rule.kind == "regression" for o in report.outcomes):
@@ -44,9 +34,7 @@ def gate_table(report: GateReport) -> Table:
             "significant",
             *notes,
         )
-    return Table(
-        title=f"gate: run {report.run_id}{against}", columns=columns, rows=rows, key="gate", notes=notes
-    )
+    return Table(title=f"gate: run {report.run_id}{against}", columns=columns, rows=rows, key="gate", notes=notes)
 
 
 def markdown_summary(report: GateReport) -> str:
@@ -60,7 +48,7 @@ def markdown_summary(report: GateReport) -> str:
         lines.append("")
     table = gate_table(report)
     marked = tuple(
-        (*row[:5], Cell(f"{MARKS[o.status]} {o.status.label}"), row[6])
+        (*row[:2], Cell(f"{MARKS[o.status]} {o.status.label}"), row[3])
         for row, o in zip(table.rows, report.outcomes, strict=True)
     )
     lines.append(to_markdown(Table(table.title, table.columns, marked, table.key, table.notes[:-1])))

@@ -109,9 +109,11 @@ class RegressionRule:
             assert p_holm is not None
             significant = p_holm < alpha
             holm = f"Holm p={p_holm:.3g}, {n} queries"
+            if drop < -_TOLERANCE:
+                word = "significant gain" if significant else "gain"
+                return Status.PASS, f"{word} {fmt(-drop)} ({holm}): passes"
             if drop <= _TOLERANCE:
-                word = "significant gain" if significant and drop < -_TOLERANCE else "no drop"
-                return Status.PASS, f"{word} ({fmt(-drop)} better; {holm}): passes"
+                return Status.PASS, f"no change ({holm}): passes"
             if drop > margin + _TOLERANCE:
                 if significant:
                     return (
