@@ -34,7 +34,9 @@ def gate_table(report: GateReport) -> Table:
             "significant",
             *notes,
         )
-    return Table(title=f"gate: run {report.run_id}{against}", columns=columns, rows=rows, key="gate", notes=notes)
+    return Table(
+        title=f"gate: run {report.run_id}{against}", columns=columns, rows=rows, key="gate", notes=notes
+    )
 
 
 def markdown_summary(report: GateReport) -> str:

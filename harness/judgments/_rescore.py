@@ -14,12 +14,19 @@ against a baseline scored with the same judgments.
 from __future__ import annotations
 
 import shutil
-from collections import defaultdict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness.eval import DEFAULT_MEASURES, PRIMARY_MEASURE, Comparison, compare_arms, evaluate
+from harness.eval import (
+    DEFAULT_MEASURES,
+    PRIMARY_MEASURE,
+    Comparison,
+    Evaluation,
+    compare_arms,
+    evaluate,
+    holm,
+)
 from harness.inspect import render_markdown
 from harness.judgments._rundata import QRELS_FOLDER, RunData, qrels_path, qrels_text
 from harness.results import (
@@ -121,42 +128,49 @@ def _target(data: RunData, dataset: str | None) -> str:
 
 def _score_dataset(
     data: RunData, name: str, ds: Dataset, measures: tuple[str, ...], seed: int
-) -> tuple[DatasetResult, list[QueryScores]]:
+) -> tuple[DatasetResult, dict[str, Evaluation]]:
     old = data.results.datasets[name]
-    arms, rows = {}, []
+    arms, evaluations = {}, {}
     for arm, result in old.arms.items():
         ev = evaluate(ds.qrels, rank_run(data.ranking(name, arm)), measures)
         metrics, ci95 = scores_and_intervals(ev, seed)
         arms[arm] = replace(
             result, metrics=metrics, ci95=ci95, empty_queries=ev.empty_qids, queries=len(ev.qids)
         )
-        rows += [
-            QueryScores(name, arm, q, {m: round(ev.per_query[m][q], 6) for m in ev.per_query})
-            for q in ev.qids
-        ]
-    return replace(old, arms=arms, fingerprint=ds.fingerprint.combined), rows
+        evaluations[arm] = ev
+    return replace(old, arms=arms, fingerprint=ds.fingerprint.combined), evaluations
+
+
+def _rows(name: str, evaluations: dict[str, Evaluation]) -> list[QueryScores]:
+    return [
+        QueryScores(name, arm, q, {m: round(ev.per_query[m][q], 6) for m in ev.per_query})
+        for arm, ev in evaluations.items()
+        for q in ev.qids
+    ]
 
 
 def _significance(
-    results: RunResults, rows: list[QueryScores], manifest: Manifest
+    results: RunResults, name: str, evaluations: dict[str, Evaluation], manifest: Manifest
 ) -> dict[str, tuple[Comparison, ...]]:
-    """The run's paired tests again (same pairs, test, alpha and seed), Holm-corrected over every dataset."""
-    pairs = list(dict.fromkeys((c.arm_a, c.arm_b) for d in results.datasets.values() for c in d.significance))
-    if not pairs:
-        return {}
-    per_query: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
-    for row in rows:
-        per_query[row.dataset][row.arm][row.qid] = row.metrics[PRIMARY_MEASURE.key]
+    """The run's paired tests with ``name``'s redone (same pairs, test, alpha, seed), Holm over all again.
+
+    The other datasets' raw p-values are the run's own; only the correction is recomputed, as
+    the family (every comparison of the run) now holds new p-values.
+    """
+    pairs = list(dict.fromkeys((c.arm_a, c.arm_b) for c in results.datasets[name].significance))
     cfg = manifest.config
-    tests = compare_arms(
-        per_query,
-        pairs,
-        measure=PRIMARY_MEASURE.key,
-        test=cfg.get("test", "randomization"),
-        alpha=float(cfg.get("alpha", 0.05)),
-        seed=int(cfg.get("seed", 42)),
-    )
-    return {name: tuple(c for c in tests if c.dataset == name) for name in results.datasets}
+    alpha = float(cfg.get("alpha", 0.05))
+    redone: list[Comparison] = []
+    if pairs:
+        per_query = {name: {arm: ev.per_query[PRIMARY_MEASURE.key] for arm, ev in evaluations.items()}}
+        test, seed = str(cfg.get("test", "randomization")), int(cfg.get("seed", 42))
+        redone = compare_arms(
+            per_query, pairs, measure=PRIMARY_MEASURE.key, test=test, alpha=alpha, seed=seed
+        )
+    family = [c for n, d in results.datasets.items() if n != name for c in d.significance] + redone
+    adjusted = holm([c.p_value for c in family])
+    fixed = [replace(c, p_holm=p, significant=p < c.alpha) for c, p in zip(family, adjusted, strict=True)]
+    return {n: tuple(c for c in fixed if c.dataset == n) for n in results.datasets}
 
 
 def _applied(name: str, judgments: Judgments, ds: Dataset, mode: str) -> tuple[Dataset, JudgmentsApplied]:
@@ -191,10 +205,10 @@ def rescore(req: RescoreRequest) -> tuple[Path, RunResults]:
     manifest = data.results.manifest
     ds, applied = _applied(name, judgments, data.dataset(name, req.data_path), req.mode)
     seed = int(manifest.config.get("seed", 42))
-    scored, new_rows = _score_dataset(data, name, ds, _measures(manifest), seed)
-    rows = [r for r in load_per_query(req.run_dir) if r.dataset != name] + new_rows
+    scored, evaluations = _score_dataset(data, name, ds, _measures(manifest), seed)
+    rows = [r for r in load_per_query(req.run_dir) if r.dataset != name] + _rows(name, evaluations)
     datasets = {n: (scored if n == name else d) for n, d in data.results.datasets.items()}
-    tests = _significance(data.results, rows, manifest)
+    tests = _significance(data.results, name, evaluations, manifest)
     datasets = {n: replace(d, significance=tests.get(n, d.significance)) for n, d in datasets.items()}
     info = RescoreInfo(
         source_run=manifest.run_id,

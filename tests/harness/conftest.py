@@ -19,12 +19,16 @@ from harness.cli import main
 from tests._support import scifact_subset
 
 GATE_DATASET = "gate-subset"
-BAD_PROMPT = "Recipe for chocolate cake with sugar, eggs and flour; football scores and the weather tomorrow: "
+BAD_PROMPT = (
+    "Recipe for chocolate cake with sugar, eggs and flour; football scores and the weather tomorrow: "
+)
 
 
 @pytest.fixture(scope="session")
 def gate_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return scifact_subset(tmp_path_factory.mktemp("gate-data") / GATE_DATASET, n_docs=300, n_test=40, n_train=0)
+    return scifact_subset(
+        tmp_path_factory.mktemp("gate-data") / GATE_DATASET, n_docs=300, n_test=40, n_train=0
+    )
 
 
 def _run(es_url: str, data: Path, out: Path, *extra: str) -> Path:
@@ -40,4 +44,6 @@ def base_run(es_url: str, gate_data: Path, tmp_path_factory: pytest.TempPathFact
 
 @pytest.fixture(scope="session")
 def degraded_run(es_url: str, gate_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _run(es_url, gate_data, tmp_path_factory.mktemp("gate-runs") / "degraded", "--query-prompt", BAD_PROMPT)
+    return _run(
+        es_url, gate_data, tmp_path_factory.mktemp("gate-runs") / "degraded", "--query-prompt", BAD_PROMPT
+    )

@@ -76,8 +76,13 @@ def read_judgments(path: Path | str, format: str | None = None) -> Judgments:
     rows = list(fmt.read(file, problems))
     items = _deduplicate([r for r in rows if r is not None], file.name, problems)
     if not items and not problems.errors:
+        waiting = sum(r is None for r in rows)
+        found = f"{waiting} rows without a grade yet (a pool not judged yet?)" if waiting else "none"
         problems.error(
-            "no-judgments", file.name, None, f"expected at least one graded judgment ({fmt.description})"
+            "no-judgments",
+            file.name,
+            None,
+            f"expected at least one graded judgment ({fmt.description}), found {found}",
         )
     problems.raise_if_errors(f"judgments {file_path} ({fmt.name} format)")
     digest = hashlib.sha256(file_path.read_bytes()).hexdigest()

@@ -48,18 +48,24 @@ def row(out: str, rule: str) -> str:
 
 
 def test_threshold_rules_pass_and_fail(base_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = gate(capsys, str(base_run), "--require", "hybrid:ndcg@10>=0.5", "--require", "lexical:unjudged@10<=0.99")
+    code, out = gate(
+        capsys, str(base_run), "--require", "hybrid:ndcg@10>=0.5", "--require", "lexical:unjudged@10<=0.99"
+    )
     assert code == 0, out
     assert "meets the floor >= 0.5" in row(out, "hybrid:ndcg@10>=0.5")
     assert "meets the ceiling <= 0.99" in out and "gate passed: 2 checks: 2 passed; exit 0" in out
-    code, out = gate(capsys, str(base_run), "--require", "hybrid:ndcg@10>=0.99", "--require", "hybrid:ndcg@10>=0.5")
+    code, out = gate(
+        capsys, str(base_run), "--require", "hybrid:ndcg@10>=0.99", "--require", "hybrid:ndcg@10>=0.5"
+    )
     assert code == 1, out
     assert "FAIL" in row(out, "hybrid:ndcg@10>=0.99") and "misses the floor >= 0.99" in out
     assert "gate FAILED: 2 checks: 1 passed, 1 failed; exit 1" in out
 
 
 def test_latency_rules_pass_and_fail(base_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = gate(capsys, str(base_run), "--require", "vector:p99<=600s", "--require", "hybrid:took-p50<=600000ms")
+    code, out = gate(
+        capsys, str(base_run), "--require", "vector:p99<=600s", "--require", "hybrid:took-p50<=600000ms"
+    )
     assert code == 0, out
     assert "(relevance pass, msearch round trip) within the ceiling <= 600000 ms" in out
     code, out = gate(capsys, str(base_run), "--require", "vector:p99<=0.001ms")
@@ -72,7 +78,9 @@ def test_a_significant_regression_within_its_margin_passes(
     """The degraded prompt lowers vector nDCG@10 on many queries: significant, but a margin of 0.5 allows it."""
     drop, p = drop_and_p(base_run, degraded_run, "vector", "ndcg@10")
     assert 0.02 < drop < 0.5 and p < 0.05, (drop, p)  # the situation, on this data
-    code, out = gate(capsys, str(degraded_run), "--baseline", str(base_run), "--require", "vector:ndcg@10 drop<=0.5")
+    code, out = gate(
+        capsys, str(degraded_run), "--baseline", str(base_run), "--require", "vector:ndcg@10 drop<=0.5"
+    )
     assert code == 0, out
     line = row(out, "vector:ndcg@10 drop<=0.5")
     assert f"drop {drop:.4f} <= margin 0.5000 (significant, Holm p={p:.3g}, 40 queries): passes" in line
@@ -84,11 +92,16 @@ def test_a_large_regression_that_is_not_significant_passes_and_is_flagged(
     """Hybrid is held up by its lexical half: it drops beyond a tight margin, but not significantly."""
     drop, p = drop_and_p(base_run, degraded_run, "hybrid", "ndcg@10")
     assert drop > 0.005 and p >= 0.05, (drop, p)
-    code, out = gate(capsys, str(degraded_run), "--baseline", str(base_run), "--require", "hybrid:ndcg@10 drop<=0.005")
+    code, out = gate(
+        capsys, str(degraded_run), "--baseline", str(base_run), "--require", "hybrid:ndcg@10 drop<=0.005"
+    )
     assert code == 0, out
     line = row(out, "hybrid:ndcg@10 drop<=0.005")
     assert "pass (flagged)" in line
-    assert f"drop {drop:.4f} > margin 0.0050 but not significant (Holm p={p:.3g}, 40 queries): passes, flagged" in line
+    assert (
+        f"drop {drop:.4f} > margin 0.0050 but not significant (Holm p={p:.3g}, 40 queries): passes, flagged"
+        in line
+    )
     assert "1 passed (1 flagged)" in out
 
 
@@ -97,7 +110,9 @@ def test_a_large_significant_regression_fails(
 ) -> None:
     drop, p = drop_and_p(base_run, degraded_run, "vector", "ndcg@10")
     assert drop > 0.05 and p < 0.05, (drop, p)
-    code, out = gate(capsys, str(degraded_run), "--baseline", str(base_run), "--require", "vector:ndcg@10 drop<=0.05")
+    code, out = gate(
+        capsys, str(degraded_run), "--baseline", str(base_run), "--require", "vector:ndcg@10 drop<=0.05"
+    )
     assert code == 1, out
     assert f"drop {drop:.4f} > margin 0.0500 and significant (Holm p={p:.3g}, 40 queries): fails" in out
 
@@ -122,7 +137,9 @@ def test_holm_corrects_across_the_regression_rules(base_run: Path, degraded_run:
         drop = drop_and_p(base_run, degraded_run, arm, m)[0]
         expected = Status.PASS if drop <= margin + 1e-12 else Status.FAIL if p_holm < 0.05 else Status.FLAGGED
         assert o.status is expected, (o.rule.text, drop, p_holm)
-    softened = [o for o, p in zip(report.outcomes, raw, strict=True) if p < 0.05 and o.status is Status.FLAGGED]
+    softened = [
+        o for o, p in zip(report.outcomes, raw, strict=True) if p < 0.05 and o.status is Status.FLAGGED
+    ]
     assert softened, "expected a rule significant on its own but not after Holm's correction"
 
 
@@ -137,12 +154,22 @@ def test_mismatched_fingerprints_cannot_be_compared(
     capsys.readouterr()
     junit = tmp_path / "gate.xml"
     code, out = gate(
-        capsys, str(base_run), "--baseline", str(out_dir), "--require", "lexical:ndcg@10 drop<=0.02",
-        "--require", "lexical:ndcg@10>=0.1", "--junit", str(junit),
+        capsys,
+        str(base_run),
+        "--baseline",
+        str(out_dir),
+        "--require",
+        "lexical:ndcg@10 drop<=0.02",
+        "--require",
+        "lexical:ndcg@10>=0.1",
+        "--junit",
+        str(junit),
     )
     assert code == 2, out
     assert "cannot evaluate: dataset gate-subset: the run's fingerprint" in out
-    assert "(different corpus, queries, qrels): runs over different data or judgments cannot be compared" in out
+    assert (
+        "(different corpus, queries, qrels): runs over different data or judgments cannot be compared" in out
+    )
     assert "gate could not evaluate: 2 checks: 1 passed, 1 could not be evaluated; exit 2" in out
     suite = next(iter(junitparser.JUnitXml.fromfile(str(junit))))
     assert (suite.tests, suite.errors, suite.failures) == (2, 1, 0)
@@ -160,7 +187,13 @@ def test_junit_has_one_case_per_rule_and_dataset(
     summary.write_text("earlier step output\n")
     rules = ["lexical:ndcg@10>=0.3", "gate-other/lexical:ndcg@10>=0.99", "gate-*/lexical:p99<=600s"]
     code, out = gate(
-        capsys, str(run_dir), *(a for r in rules for a in ("--require", r)), "--junit", str(junit), "--summary", str(summary)
+        capsys,
+        str(run_dir),
+        *(a for r in rules for a in ("--require", r)),
+        "--junit",
+        str(junit),
+        "--summary",
+        str(summary),
     )
     assert code == 1, out
     root = ET.parse(junit).getroot()
@@ -184,7 +217,9 @@ def test_junit_has_one_case_per_rule_and_dataset(
     assert "| gate-other | gate-other/lexical:ndcg@10>=0.99 | ❌ FAIL |" in text
 
 
-def test_rules_from_a_gate_table(base_run: Path, degraded_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_rules_from_a_gate_table(
+    base_run: Path, degraded_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     rules = tmp_path / "ci" / "gate.toml"
     rules.parent.mkdir()
     rules.write_text(
@@ -202,7 +237,10 @@ def test_rules_from_a_gate_table(base_run: Path, degraded_run: Path, tmp_path: P
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (["--require", "hybrid:ndcg@10 drop<=0.02"], "compares against a baseline: expected --baseline RUN_DIR"),
+        (
+            ["--require", "hybrid:ndcg@10 drop<=0.02"],
+            "compares against a baseline: expected --baseline RUN_DIR",
+        ),
         ([], "no rules to check"),
         (["--require", "sideways:ndcg@10>=0.5"], "the run has no arm sideways on gate-subset"),
         (["--require", "nowhere/hybrid:ndcg@10>=0.5"], "no dataset of the run matches 'nowhere'"),

@@ -21,17 +21,35 @@ def test_one_parser_per_kind() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("hybrid:ndcg@10>=0.65", ThresholdRule("hybrid:ndcg@10>=0.65", Target("*", "hybrid"), Measure("nDCG", 10), ">=", 0.65)),
+        (
+            "hybrid:ndcg@10>=0.65",
+            ThresholdRule("hybrid:ndcg@10>=0.65", Target("*", "hybrid"), Measure("nDCG", 10), ">=", 0.65),
+        ),
         (
             "sample/lexical:Unjudged@10 <= 0.95",
-            ThresholdRule("sample/lexical:Unjudged@10 <= 0.95", Target("sample", "lexical"), Measure("Unjudged", 10), "<=", 0.95),
+            ThresholdRule(
+                "sample/lexical:Unjudged@10 <= 0.95",
+                Target("sample", "lexical"),
+                Measure("Unjudged", 10),
+                "<=",
+                0.95,
+            ),
         ),
         (
             "r2med/Biology/hybrid:nDCG_judged@10>.5",
-            ThresholdRule("r2med/Biology/hybrid:nDCG_judged@10>.5", Target("r2med/Biology", "hybrid"), Measure("nDCG_judged", 10), ">", 0.5),
+            ThresholdRule(
+                "r2med/Biology/hybrid:nDCG_judged@10>.5",
+                Target("r2med/Biology", "hybrid"),
+                Measure("nDCG_judged", 10),
+                ">",
+                0.5,
+            ),
         ),
         ("vector:p99<=50ms", LatencyRule("vector:p99<=50ms", Target("*", "vector"), "p99", "<=", 50.0)),
-        ("vector:took-p50 < 0.2 s", LatencyRule("vector:took-p50 < 0.2 s", Target("*", "vector"), "took-p50", "<", 200.0)),
+        (
+            "vector:took-p50 < 0.2 s",
+            LatencyRule("vector:took-p50 < 0.2 s", Target("*", "vector"), "took-p50", "<", 200.0),
+        ),
         (
             "hybrid:ndcg@10 drop<=0.02",
             RegressionRule("hybrid:ndcg@10 drop<=0.02", Target("*", "hybrid"), Measure("nDCG", 10), 0.02),
@@ -39,7 +57,11 @@ def test_one_parser_per_kind() -> None:
         (
             "r2med/*/hybrid:ndcg@10 regress<=5% vs baseline",
             RegressionRule(
-                "r2med/*/hybrid:ndcg@10 regress<=5% vs baseline", Target("r2med/*", "hybrid"), Measure("nDCG", 10), 0.05, relative=True
+                "r2med/*/hybrid:ndcg@10 regress<=5% vs baseline",
+                Target("r2med/*", "hybrid"),
+                Measure("nDCG", 10),
+                0.05,
+                relative=True,
             ),
         ),
         (
@@ -82,7 +104,11 @@ def test_targets_match_datasets_by_name_or_glob() -> None:
 
 
 def test_a_gate_table_is_parsed_from_a_mapping(tmp_path: Path) -> None:
-    table = {"require": ["hybrid:ndcg@10>=0.6", "hybrid:ndcg@10 drop<=0.02"], "baseline": "runs/prod", "alpha": 0.01}
+    table = {
+        "require": ["hybrid:ndcg@10>=0.6", "hybrid:ndcg@10 drop<=0.02"],
+        "baseline": "runs/prod",
+        "alpha": 0.01,
+    }
     config = GateConfig.from_table(table, "experiment.toml", tmp_path)
     assert [r.kind for r in config.rules] == ["threshold", "regression"]
     assert config.baseline == tmp_path / "runs" / "prod" and config.options.alpha == 0.01
