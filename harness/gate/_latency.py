@@ -68,12 +68,12 @@ class LatencyRule:
             )
         holds = OPERATORS[self.op](figure.ms, self.limit_ms)
         verb = "within" if holds else "over"
-        message = f"{self.stat} {figure.ms:g} ms ({figure.source}) {verb} the ceiling {self.op} {self.limit_ms:g} ms"
+        message = f"{self.stat} {figure.ms:.1f} ms ({figure.source}) {verb} the ceiling {self.op} {self.limit_ms:g} ms"
 
         def decide(_: float | None) -> tuple[Status, str]:
             return (Status.PASS if holds else Status.FAIL), message
 
-        return Finding(f"{figure.ms:g} ms", f"{self.op} {self.limit_ms:g} ms", decide)
+        return Finding(f"{figure.ms:.1f} ms", f"{self.op} {self.limit_ms:g} ms", decide)
 
 
 def parse(target: Target, body: str, text: str) -> LatencyRule | None:

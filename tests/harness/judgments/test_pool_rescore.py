@@ -139,6 +139,10 @@ def test_pool_round_trip_rescores_without_requerying(
     assert manifest.rescore is not None and manifest.rescore.source_run == before.manifest.run_id
     assert manifest.rescore.judgments[0].added == len(rows)
     assert (out / "qrels" / f"{GATE_DATASET}.qrels").is_file() and (out / "report.md").is_file()
+    # the re-scored run is a run directory like any other: pooling it again finds hybrid's top 10 judged
+    capsys.readouterr()
+    assert main(["pool", str(out), "--arms", "hybrid", "--out", str(tmp_path / "again")]) == 0
+    assert f"{GATE_DATASET}: 0 unjudged pairs over 0 queries" in capsys.readouterr().out
 
 
 def test_rescoring_with_the_runs_own_judgments_changes_nothing(

@@ -22,6 +22,7 @@ from tests._support import R2MED_DEMO, scifact_subset
 
 MEASURES = {
     "ndcg@10": ir_measures.nDCG @ 10,
+    "ndcg_judged@10": ir_measures.parse_measure("nDCG(judged_only=True)@10"),
     "ndcg@100": ir_measures.nDCG @ 100,
     "recall@100": ir_measures.R @ 100,
     "map@100": ir_measures.AP @ 100,
@@ -67,7 +68,8 @@ def test_results_shape(hybrid_run: Path, data_dir: Path) -> None:
     assert list(data.arms) == ["lexical", "vector", "hybrid"]
     for arm in data.arms.values():
         assert set(arm.metrics) == {
-            "ndcg@10", "ndcg@100", "recall@10", "recall@100", "map@100", "mrr@100", "p@10", "unjudged@10",
+            "ndcg@10", "ndcg_judged@10", "ndcg@100", "recall@10", "recall@100", "map@100", "mrr@100", "p@10",
+            "unjudged@10",
         }  # fmt: skip
         lo, hi = arm.ci95["ndcg@10"]
         assert lo <= arm.metrics["ndcg@10"] <= hi
