@@ -46,7 +46,7 @@ def evaluate_gate(config: GateConfig, run_dir: Path) -> GateReport:
         raise GateError(
             f"rule {needs[0]!r} compares against a baseline: expected --baseline RUN_DIR, found none"
         )
-    baseline = LoadedRun.load(config.baseline, "baseline") if config.baseline is not None and needs else None
+    baseline = LoadedRun.load(config.baseline, "baseline") if config.baseline is not None else None
     ctx = GateContext(LoadedRun.load(run_dir, "run"), baseline, config.options)
     found = _findings(config.rules, ctx)
     tested = [f for _, _, f in found if isinstance(f, Finding) and f.p_value is not None]
