@@ -27,7 +27,7 @@ from harness.gate._syntax import NUMBER, fmt, measure
 
 _BODY = re.compile(
     rf"^(?P<measure>[A-Za-z_]+\s*@\s*\d+)\s+(?:drop|regress)\s*<=\s*(?P<margin>{NUMBER})\s*(?P<pct>%)?"
-    r"(?:\s+vs\s+baseline(?::(?P<arm>[A-Za-z0-9_.+\-]+))?)?$"
+    r"(?:\s+vs\s+baseline(?::(?P<arm>[A-Za-z0-9_.+\->]+))?)?$"
 )
 _TOLERANCE = 1e-12
 

@@ -17,7 +17,7 @@ OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "<": operator.lt,
 }
 NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_ARM = re.compile(r"^[A-Za-z0-9_.+\-]+$")
+_ARM = re.compile(r"^[A-Za-z0-9_.+\->]+$")
 
 
 def split_target(text: str) -> tuple[Target, str]:

@@ -45,6 +45,12 @@ def test_one_parser_per_kind() -> None:
                 0.5,
             ),
         ),
+        (
+            "hybrid>rerank:ndcg@10>=0.6",
+            ThresholdRule(
+                "hybrid>rerank:ndcg@10>=0.6", Target("*", "hybrid>rerank"), Measure("nDCG", 10), ">=", 0.6
+            ),
+        ),
         ("vector:p99<=50ms", LatencyRule("vector:p99<=50ms", Target("*", "vector"), "p99", "<=", 50.0)),
         (
             "vector:took-p50 < 0.2 s",
