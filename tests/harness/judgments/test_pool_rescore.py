@@ -141,8 +141,13 @@ def test_pool_round_trip_rescores_without_requerying(
     assert (out / "qrels" / f"{GATE_DATASET}.qrels").is_file() and (out / "report.md").is_file()
     # scored with other judgments than the original: the two cannot be gated against each other
     capsys.readouterr()
-    assert main(["gate", str(out), "--baseline", str(base_run), "--require", "hybrid:ndcg@10 drop<=0.02"]) == 2
-    assert "(different qrels): runs over different data or judgments cannot be compared" in capsys.readouterr().out
+    assert (
+        main(["gate", str(out), "--baseline", str(base_run), "--require", "hybrid:ndcg@10 drop<=0.02"]) == 2
+    )
+    assert (
+        "(different qrels): runs over different data or judgments cannot be compared"
+        in capsys.readouterr().out
+    )
     # the re-scored run is a run directory like any other: pooling it again finds hybrid's top 10 judged
     capsys.readouterr()
     assert main(["pool", str(out), "--arms", "hybrid", "--out", str(tmp_path / "again")]) == 0
