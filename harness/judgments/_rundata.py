@@ -66,10 +66,10 @@ class RunData:
     def dataset(self, name: str, data_path: Path | None = None) -> Dataset:
         """The run's dataset with the judgments the run was scored with; fingerprint checked."""
         info = self.results.manifest.datasets.get(name)
-        split = info.split if info else None
+        split, revision = (info.split, info.revision) if info else (None, None)
         spec = str(data_path) if data_path is not None else _spec(name, info.source if info else "")
         try:
-            ds = load_dataset(spec, split=split)
+            ds = load_dataset(spec, split=split, revision=revision if data_path is None else None)
         except ConfigError as exc:
             raise ConfigError(
                 f"cannot load dataset {name} of {self.run_dir} again (from {spec}); pass the folder "
