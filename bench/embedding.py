@@ -1,17 +1,29 @@
-"""Embedding benchmarks for issue 4: (b) the embedding cache, cold against warm, and
-(d) length-sorted against unsorted batches, both on real SciFact abstracts.
+"""Embedding benchmarks on real SciFact abstracts.
 
-    python bench/embedding.py [--docs 1000] [--cache-docs N] [--batch-size 32] [--device cpu]
+    python bench/embedding.py                      # (e) backends: docs/s, ratio to torch fp32, peak RSS, cosine
+    python bench/embedding.py --only ndcg          # (f) vector-arm nDCG@10 on SciFact test per backend
+    python bench/embedding.py --only cache,batching [--docs 1000] [--cache-docs N] [--batch-size 32]
 
-Importable: ``bench_cache(...)`` and ``bench_batching(...)`` return dicts of the
-figures (``bench/index.py`` prints them with the others). Model loading is
-done before any clock starts, so no figure includes it.
+(b) the embedding cache, cold against warm; (d) length-sorted against unsorted
+batches (issue 4); (e) every embedding backend against torch fp32 on the same
+documents, each measured in its own process (so peak RSS is its own), in
+alternating order, with the headline ratio the median of paired per-repeat
+ratios; (f) the vector arm of ``harness run vector`` on the SciFact sample per
+backend (issue 17).
+
+Importable: ``bench_cache``, ``bench_batching``, ``bench_backends`` and
+``bench_ndcg`` return dicts of the figures (``bench/index.py`` prints b and d
+with its own). Model loading (and ONNX export) is done before any clock starts,
+so no throughput figure includes it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _common import Row, median, print_summary
 
 from indexer import progress as show_progress
 from indexer.embed import (
@@ -45,6 +58,12 @@ def load_docs(n: int, corpus: Path = SCIFACT_CORPUS) -> list[tuple[str, str]]:
     if len(rows) < n:
         raise SystemExit(f"{corpus} has {len(rows)} documents, {n} were asked for")
     return [(row["_id"], document_text(row.get("title"), row.get("text"))) for row in rows]
+
+
+BACKENDS = ("torch", "onnx", "onnx-int8", "openvino")
+INT8_TARGET = 2.5  # onnx-int8 docs/s over torch fp32
+COSINE_TARGET = 0.99
+NDCG_TOLERANCE = 0.005
 
 
 def _loaded_encoder(spec: ModelSpec, device: str | None, batch_size: int) -> Encoder:
@@ -187,6 +206,254 @@ def bench_batching(
     return result
 
 
+# ---------------------------------------------------------------- (e) backends
+
+
+def _peak_rss_mib() -> float:
+    """This process's peak resident set (VmHWM of its own address space, so not its parent's)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _flops(lengths: np.ndarray, order: np.ndarray, batch_size: int, config: dict[str, Any]) -> float:
+    """Multiply-adds x 2 of the transformer over the padded batches (embeddings and pooling left out)."""
+    h, i, layers = config["hidden_size"], config["intermediate_size"], config["num_hidden_layers"]
+    total = 0.0
+    for start in range(0, len(order), batch_size):
+        batch = lengths[order[start : start + batch_size]]
+        seq, n = int(batch.max()), len(batch)
+        total += n * seq * layers * (2 * (4 * h * h + 2 * h * i) + 4 * seq * h)
+    return total
+
+
+def backend_worker(
+    backend: str, docs: int, batch_size: int, out: Path, corpus: Path = SCIFACT_CORPUS
+) -> dict:
+    """One measurement in this process: load (untimed), warm up, encode ``docs`` abstracts, profile."""
+    texts = [text for _, text in load_docs(docs, corpus)]
+    spec = resolve_model("minilm")
+    started = time.perf_counter()
+    encoder = Encoder(spec, device="cpu", backend=backend, batch_size=batch_size)
+    model = encoder.load()
+    encoder.encode(texts[:batch_size])  # warm-up: first-call allocations and kernel choices
+    load_s = time.perf_counter() - started
+    started = time.perf_counter()
+    vectors = encoder.encode_documents(texts)
+    seconds = time.perf_counter() - started
+    np.save(out, vectors)
+    # profile: the tokenizer alone over the same batches, and the work the model did
+    lengths = encoder.text_lengths(texts)
+    order = batch_order(lengths, sort_by_length=True)
+    started = time.perf_counter()
+    for start in range(0, len(texts), batch_size):
+        batch = [texts[i] for i in order[start : start + batch_size]]
+        model.tokenizer(
+            batch, padding=True, truncation=True, max_length=model.max_seq_length, return_tensors="np"
+        )
+    tokenizer_s = time.perf_counter() - started
+    config = json.loads((Path(spec.path_or_name) / "config.json").read_text())
+    real, padded = _padding(encoder, texts, True)
+    return {
+        "backend": backend,
+        "precision": encoder.spec.precision,
+        "docs": docs,
+        "seconds": seconds,
+        "docs_per_s": docs / seconds,
+        "load_s": load_s,
+        "peak_rss_mib": _peak_rss_mib(),
+        "tokenizer_s": tokenizer_s,
+        "gflop_per_s": _flops(lengths, order, batch_size, config) / seconds / 1e9,
+        "padding_efficiency": real / padded,
+        "threads": os.cpu_count(),
+    }
+
+
+def _spawn(backend: str, docs: int, batch_size: int, out: Path) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        __file__,
+        "--worker",
+        backend,
+        "--docs",
+        str(docs),
+        "--batch-size",
+        str(batch_size),
+    ]
+    done = subprocess.run([*command, "--worker-out", str(out)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"worker for {backend} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def bench_backends(
+    docs: int = 1000,
+    *,
+    backends: tuple[str, ...] = BACKENDS,
+    batch_size: int = 32,
+    repeats: int = 3,
+) -> dict[str, Any]:
+    """Figure (e): each backend in a fresh process per repeat, alternating the order; torch fp32 is the
+    baseline. Exports are made first (untimed), so a worker only loads."""
+    for backend in backends:  # one untimed pass each: exports the ONNX graphs if they are not cached yet
+        Encoder(resolve_model("minilm"), device="cpu", backend=backend).load()
+    runs: dict[str, list[dict[str, Any]]] = {b: [] for b in backends}
+    vectors: dict[str, np.ndarray] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-backends-") as folder:
+        for r in range(repeats):
+            order = list(backends) if r % 2 == 0 else list(reversed(backends))
+            for backend in order:
+                out = Path(folder) / f"{backend}-{r}.npy"
+                runs[backend].append(_spawn(backend, docs, batch_size, out))
+                vectors.setdefault(backend, np.load(out))
+                print(
+                    f"    repeat {r + 1}/{repeats} {backend:>10}: {runs[backend][-1]['docs_per_s']:7.1f} docs/s",
+                    file=sys.stderr,
+                )
+    reference = vectors["torch"]
+    rows: dict[str, dict[str, Any]] = {}
+    for backend in backends:
+        paired = [t["seconds"] / b["seconds"] for t, b in zip(runs["torch"], runs[backend], strict=True)]
+        cosines = (vectors[backend] * reference).sum(axis=1)
+        rows[backend] = {
+            "precision": runs[backend][0]["precision"],
+            "docs_per_s": [x["docs_per_s"] for x in runs[backend]],
+            "paired_ratios": paired,
+            "ratio": statistics.median(paired),
+            "ratio_of_medians": statistics.median(x["docs_per_s"] for x in runs[backend])
+            / statistics.median(x["docs_per_s"] for x in runs["torch"]),
+            "peak_rss_mib": [x["peak_rss_mib"] for x in runs[backend]],
+            "mean_cosine": float(cosines.mean()),
+            "min_cosine": float(cosines.min()),
+            "tokenizer_share": statistics.median(x["tokenizer_s"] / x["seconds"] for x in runs[backend]),
+            "gflop_per_s": statistics.median(x["gflop_per_s"] for x in runs[backend]),
+            "padding_efficiency": runs[backend][0]["padding_efficiency"],
+            "load_s": statistics.median(x["load_s"] for x in runs[backend]),
+        }
+    return {
+        "figure": "e",
+        "docs": docs,
+        "batch_size": batch_size,
+        "repeats": repeats,
+        "backends": rows,
+        "runs": runs,
+    }
+
+
+def print_backends(r: dict[str, Any]) -> None:
+    print(
+        f"(e) backends: {r['docs']:,} SciFact docs, all-MiniLM-L6-v2, batch size {r['batch_size']}, "
+        f"{r['repeats']} alternating repeats, one process per measurement"
+    )
+    header = (
+        f"    {'backend':<10} {'prec':<5} {'docs/s (median, min-max)':<26} {'vs torch':>8}  "
+        f"{'paired ratios':<20} {'peak RSS':>9} {'mean cos':>9} {'min cos':>8} {'GFLOP/s':>8} {'tokenizer':>9}"
+    )
+    print(header)
+    for name, b in r["backends"].items():
+        rates = b["docs_per_s"]
+        print(
+            f"    {name:<10} {b['precision']:<5} {f'{median(rates):.1f} ({min(rates):.1f}-{max(rates):.1f})':<26} "
+            f"{b['ratio']:7.2f}x  {' '.join(f'{x:.2f}' for x in b['paired_ratios']):<20} "
+            f"{median(b['peak_rss_mib']):6.0f} MiB {b['mean_cosine']:9.5f} {b['min_cosine']:8.5f} "
+            f"{b['gflop_per_s']:8.1f} {b['tokenizer_share']:8.1%}"
+        )
+    print(
+        "    vs torch: median of paired per-repeat ratios (torch seconds / backend seconds); GFLOP/s: transformer "
+        "FLOPs over padded batches per second; tokenizer: its time as a share of the encode time"
+    )
+
+
+# ------------------------------------------------------------------- (f) nDCG
+
+
+def _exact_ndcg(embedder: CachedEmbedder, dataset: Any, depth: int = 100) -> float:
+    """nDCG@10 of exact (brute-force) cosine search over the same vectors: numerics without HNSW noise."""
+    from harness.eval import evaluate
+
+    pairs = [(d.id, document_text(d.title, d.text)) for d in dataset.iter_corpus()]
+    ids = [i for i, _ in pairs]
+    docs = np.concatenate([v for _, v in embedder.embed_documents(pairs)])
+    qids = sorted(dataset.queries)
+    queries = embedder.embed_queries([dataset.queries[q] for q in qids])
+    scores = queries @ docs.T
+    top = np.argsort(-scores, axis=1)[:, :depth]
+    run = {q: {ids[j]: float(scores[n, j]) for j in top[n]} for n, q in enumerate(qids)}
+    return float(evaluate(dataset.qrels, run, ("ndcg@10",)).mean("ndcg@10"))
+
+
+def bench_ndcg(backends: tuple[str, ...] = BACKENDS, *, progress: bool = True) -> dict[str, Any]:
+    """Figure (f): ``harness run vector --dataset sample --embed-backend B`` per backend, on one engine.
+
+    Each backend gets its own vector field (``<field>_<backend>``) in the sample index, so the
+    documents are embedded by that backend (through the shared embedding cache: vectors it already
+    holds are reused) and the 300 test queries too. Also the exact-search nDCG@10 of the same
+    vectors, which separates the numerics from HNSW's approximation.
+    """
+    import dataclasses
+
+    from _common import engine
+
+    from harness._runner import RunConfig, Runner
+    from indexer import ConnectionSettings
+    from indexer.data import load_dataset, resolve_specs
+
+    rows: dict[str, dict[str, Any]] = {}
+    with engine() as es, tempfile.TemporaryDirectory(prefix="bench-ndcg-") as folder:
+        settings = (
+            ConnectionSettings.resolve() if os.environ.get("ES_URL") else ConnectionSettings(url=es.url)
+        )
+        print(f"engine: {es.description}", file=sys.stderr)
+        for backend in backends:
+            spec = resolve_model("minilm")
+            spec = dataclasses.replace(spec, field_name=f"{spec.field_name}_{backend.replace('-', '_')}")
+            embedder = CachedEmbedder(Encoder(spec, backend=backend), EmbeddingCache())
+            config = RunConfig(
+                mode="vector",
+                datasets=("sample",),
+                output=Path(folder) / backend,
+                records=("jsonl",),
+                progress=progress,
+            )
+            _, results = Runner(es.client, settings, config, embedder).run()
+            arm = results["datasets"]["sample"]["arms"]["vector"]
+            stats = embedder.stats
+            dataset = load_dataset(resolve_specs("sample")[0], split="test")
+            rows[backend] = {
+                "precision": embedder.spec.precision,
+                "ndcg@10": arm["metrics"]["ndcg@10"],
+                "recall@100": arm["metrics"]["recall@100"],
+                "ci95": arm["ci95"]["ndcg@10"],
+                "exact_ndcg@10": _exact_ndcg(embedder, dataset),
+                "embedded": stats.texts_encoded,
+                "cache_hits": stats.cache_hits,
+                "embed_s": stats.seconds,
+            }
+            print(f"    {backend}: nDCG@10 {rows[backend]['ndcg@10']:.4f}", file=sys.stderr)
+    for row in rows.values():
+        row["delta"] = row["ndcg@10"] - rows["torch"]["ndcg@10"]
+        row["exact_delta"] = row["exact_ndcg@10"] - rows["torch"]["exact_ndcg@10"]
+    return {"figure": "f", "backends": rows}
+
+
+def print_ndcg(r: dict[str, Any]) -> None:
+    print("(f) vector arm, SciFact test (300 queries, 5,183 docs), one field per backend on the same engine")
+    print(
+        f"    {'backend':<10} {'prec':<5} {'nDCG@10 [95% CI]':<26} {'Δ torch':>8} {'R@100':>7} "
+        f"{'exact nDCG@10':>13} {'Δ torch':>8} {'texts embedded':>15} {'embed s':>8}"
+    )
+    for name, b in r["backends"].items():
+        ci = f"{b['ndcg@10']:.4f} [{b['ci95'][0]:.3f},{b['ci95'][1]:.3f}]"
+        print(
+            f"    {name:<10} {b['precision']:<5} {ci:<26} {b['delta']:+8.4f} {b['recall@100']:7.4f} "
+            f"{b['exact_ndcg@10']:13.4f} {b['exact_delta']:+8.4f} {b['embedded']:15,} {b['embed_s']:8.1f}"
+        )
+
+
 def print_cache(r: dict[str, Any]) -> None:
     print(f"(b) embedding cache: {r['docs']:,} SciFact docs, {r['model']} on {r['device']}")
     print(
@@ -217,32 +484,110 @@ def print_batching(r: dict[str, Any]) -> None:
     )
 
 
+FIGURES = ("backends", "ndcg", "cache", "batching")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--docs", type=int, default=1000, help="SciFact documents for both figures")
+    parser.add_argument("--docs", type=int, default=1000, help="SciFact documents for (b), (d) and (e)")
     parser.add_argument("--cache-docs", type=int, default=None, help="documents for (b) (default: --docs)")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--device", default=None, help="cpu, cuda, mps (default: automatic)")
-    parser.add_argument("--model", default="minilm")
+    parser.add_argument("--device", default=None, help="cpu, cuda, mps (default: automatic), for (b) and (d)")
+    parser.add_argument("--model", default="minilm", help="for (b) and (d)")
     parser.add_argument("--rounds", type=int, default=4, help="alternating slices for (d)")
-    parser.add_argument("--only", choices=("cache", "batching"), default=None)
+    parser.add_argument("--repeats", type=int, default=3, help="alternating repeats for (e)")
+    parser.add_argument(
+        "--backends", default=",".join(BACKENDS), help="for (e) and (f); torch always included"
+    )
+    parser.add_argument(
+        "--only", default="backends", help=f"comma-separated figures among {', '.join(FIGURES)}"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)  # one (e) measurement
+    parser.add_argument("--worker-out", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.worker:
+        print(json.dumps(backend_worker(args.worker, args.docs, args.batch_size, args.worker_out)))
+        return 0
+    figures = [f.strip() for f in args.only.split(",") if f.strip()]
+    unknown = set(figures) - set(FIGURES)
+    if unknown:
+        parser.error(f"unknown figures {sorted(unknown)}: expected among {', '.join(FIGURES)}")
+    backends = tuple(dict.fromkeys(["torch", *(b.strip() for b in args.backends.split(",") if b.strip())]))
     common = {"model": args.model, "batch_size": args.batch_size, "device": args.device}
     progress = not args.no_progress
-    results = []
-    if args.only in (None, "cache"):
+    results: list[dict[str, Any]] = []
+    rows = []
+    if "backends" in figures:
+        results.append(
+            bench_backends(args.docs, backends=backends, batch_size=args.batch_size, repeats=args.repeats)
+        )
+        print_backends(results[-1])
+        rows += _backend_rows(results[-1])
+    if "ndcg" in figures:
+        results.append(bench_ndcg(backends, progress=progress))
+        print_ndcg(results[-1])
+        rows += _ndcg_rows(results[-1])
+    if "cache" in figures:
         results.append(bench_cache(args.cache_docs or args.docs, progress=progress, **common))
         print_cache(results[-1])
-    if args.only in (None, "batching"):
+    if "batching" in figures:
         results.append(bench_batching(args.docs, progress=progress, rounds=args.rounds, **common))
         print_batching(results[-1])
+    if rows:
+        print_summary("summary (issue 17 targets)", rows)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0 if all(r.get("passed", True) for r in results) else 1
+
+
+def _backend_rows(r: dict[str, Any]) -> list[Row]:
+    torch_rate = median(r["backends"]["torch"]["docs_per_s"])
+    rows = []
+    for name, b in r["backends"].items():
+        if name == "torch":
+            continue
+        target = INT8_TARGET if name == "onnx-int8" else None
+        rows.append(
+            Row(
+                f"e. {name} docs/s",
+                f"{median(b['docs_per_s']):.1f}",
+                f"{torch_rate:.1f} (torch fp32)",
+                b["ratio"],
+                f">= {INT8_TARGET}x" if target else "",
+                b["ratio"] >= target if target else None,
+            )
+        )
+        rows.append(
+            Row(
+                f"e. {name} mean cosine",
+                f"{b['mean_cosine']:.5f}",
+                "1 (torch fp32)",
+                b["mean_cosine"],
+                f">= {COSINE_TARGET}",
+                b["mean_cosine"] >= COSINE_TARGET,
+            )
+        )
+    return rows
+
+
+def _ndcg_rows(r: dict[str, Any]) -> list[Row]:
+    base = r["backends"]["torch"]["ndcg@10"]
+    return [
+        Row(
+            f"f. {name} nDCG@10",
+            f"{b['ndcg@10']:.4f}",
+            f"{base:.4f} (torch fp32)",
+            b["ndcg@10"] / base,
+            f"|Δ| <= {NDCG_TOLERANCE}",
+            abs(b["delta"]) <= NDCG_TOLERANCE,
+        )
+        for name, b in r["backends"].items()
+        if name != "torch"
+    ]
 
 
 if __name__ == "__main__":

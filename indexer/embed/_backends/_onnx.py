@@ -10,7 +10,7 @@ import numpy as np
 from indexer._exceptions import EmbeddingError
 from indexer.embed._backend import EmbeddingBackend, SentenceModel, register
 from indexer.embed._backends._export import HIDDEN_OUTPUT, ensure_onnx
-from indexer.embed._backends._runtime import RuntimeModel, model_folder, read_pipeline
+from indexer.embed._backends._runtime import RuntimeModel, cpu_threads, model_folder, read_pipeline
 from indexer.embed._models import ModelSpec
 
 
@@ -31,6 +31,7 @@ class _OnnxRuntimeBackend(EmbeddingBackend):
         path = ensure_onnx(spec, self.artifact, models_dir)
         options = ort.SessionOptions()
         options.log_severity_level = 3  # warnings about unused initializers are noise here
+        options.intra_op_num_threads = cpu_threads()  # what this process may use, not the host's cores
         try:
             session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:

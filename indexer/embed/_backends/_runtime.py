@@ -12,6 +12,7 @@ backend.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,14 @@ class Pipeline:
     pooling: str
 
 
+def cpu_threads() -> int:
+    """CPUs this process may run on (its affinity, which containers and taskset narrow)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def model_folder(spec: ModelSpec) -> Path:
     """The local folder of ``spec``'s files (a hub model is looked up in, or fetched to, the HF cache)."""
     if spec.is_local:
@@ -152,17 +161,73 @@ def read_pipeline(folder: Path) -> Pipeline:
     )
 
 
+class FastTokenizer:
+    """A folder's ``tokenizer.json`` through the ``tokenizers`` library, called like a Hugging Face tokenizer.
+
+    The same Rust tokenizer a Hugging Face *fast* tokenizer wraps, without importing
+    transformers (which imports torch: about 500 MiB of resident memory the ONNX
+    and OpenVINO backends do not otherwise need). Padding and truncation are set
+    per call, whatever defaults the file carries.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        from tokenizers import Tokenizer
+
+        config_path = folder / "tokenizer_config.json"
+        config = _read_json(config_path) if config_path.is_file() else {}
+        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._pad_token = str(config.get("pad_token") or "[PAD]")
+        self._pad_id = self._tokenizer.token_to_id(self._pad_token) or 0
+        self._side = "left" if config.get("padding_side") == "left" else "right"
+        self.model_max_length = int(config.get("model_max_length") or 512)
+
+    def __call__(
+        self,
+        texts: Sequence[str],
+        *,
+        padding: bool = False,
+        truncation: bool | str = False,
+        max_length: int | None = None,
+        return_tensors: str | None = None,
+    ) -> dict[str, Any]:
+        tokenizer = self._tokenizer
+        if truncation and max_length:
+            tokenizer.enable_truncation(max_length)
+        else:
+            tokenizer.no_truncation()
+        if padding:
+            tokenizer.enable_padding(direction=self._side, pad_id=self._pad_id, pad_token=self._pad_token)
+        else:
+            tokenizer.no_padding()
+        encodings = tokenizer.encode_batch(list(texts))
+        found: dict[str, Any] = {
+            "input_ids": [e.ids for e in encodings],
+            "attention_mask": [e.attention_mask for e in encodings],
+            "token_type_ids": [e.type_ids for e in encodings],
+        }
+        if return_tensors == "np":
+            found = {k: np.asarray(v, dtype=np.int64) for k, v in found.items()}
+        return found
+
+
+def load_tokenizer(folder: Path) -> Any:
+    """:class:`FastTokenizer` when the folder has a ``tokenizer.json``, else transformers' AutoTokenizer."""
+    if (folder / "tokenizer.json").is_file():
+        return FastTokenizer(folder)
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(folder))
+
+
 class RuntimeModel:
     """A :class:`~indexer.embed._backend.SentenceModel` over any runtime that maps token ids to hidden states."""
 
     def __init__(self, pipeline: Pipeline, run: Runner, input_names: Sequence[str], dims: int) -> None:
-        from transformers import AutoTokenizer
-
         self.pipeline = pipeline
         self._run = run
         self._inputs = tuple(input_names)
         self._dims = dims
-        self._tokenizer = AutoTokenizer.from_pretrained(str(pipeline.folder))
+        self._tokenizer = load_tokenizer(pipeline.folder)
         limit = int(getattr(self._tokenizer, "model_max_length", 512) or 512)
         self._max_len = min(pipeline.max_seq_length or limit, limit)
         self._pool = POOLINGS[pipeline.pooling]
