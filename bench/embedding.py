@@ -230,64 +230,87 @@ def _flops(lengths: np.ndarray, order: np.ndarray, batch_size: int, config: dict
     return total
 
 
-def backend_worker(
-    backend: str, docs: int, batch_size: int, out: Path, corpus: Path = SCIFACT_CORPUS
-) -> dict:
-    """One measurement in this process: load (untimed), warm up, encode ``docs`` abstracts, profile."""
+def serve_backend(
+    backend: str, docs: int, batch_size: int, slices: int, corpus: Path = SCIFACT_CORPUS
+) -> None:
+    """A measurement process for one backend, driven over stdin/stdout (one JSON line per answer).
+
+    It loads the model and warms up (untimed), answers ``ready``, then for each line ``encode S``
+    encodes slice ``S`` (every ``slices``-th document from ``S``) and answers the seconds; on ``done``
+    it profiles the tokenizer over the same batches, saves every vector (input order) and answers
+    its peak RSS and the work done.
+    """
     texts = [text for _, text in load_docs(docs, corpus)]
     spec = resolve_model("minilm")
     started = time.perf_counter()
     encoder = Encoder(spec, device="cpu", backend=backend, batch_size=batch_size)
     model = encoder.load()
     encoder.encode(texts[:batch_size])  # warm-up: first-call allocations and kernel choices
-    load_s = time.perf_counter() - started
-    started = time.perf_counter()
-    vectors = encoder.encode_documents(texts)
-    seconds = time.perf_counter() - started
-    np.save(out, vectors)
-    # profile: the tokenizer alone over the same batches, and the work the model did
-    lengths = encoder.text_lengths(texts)
-    order = batch_order(lengths, sort_by_length=True)
-    started = time.perf_counter()
-    for start in range(0, len(texts), batch_size):
-        batch = [texts[i] for i in order[start : start + batch_size]]
-        model.tokenizer(
-            batch, padding=True, truncation=True, max_length=model.max_seq_length, return_tensors="np"
-        )
-    tokenizer_s = time.perf_counter() - started
+    answer = {"ready": True, "load_s": time.perf_counter() - started, "precision": encoder.spec.precision}
+    print(json.dumps(answer), flush=True)
     config = json.loads((Path(spec.path_or_name) / "config.json").read_text())
-    real, padded = _padding(encoder, texts, True)
-    return {
-        "backend": backend,
-        "precision": encoder.spec.precision,
-        "docs": docs,
-        "seconds": seconds,
-        "docs_per_s": docs / seconds,
-        "load_s": load_s,
-        "peak_rss_mib": _peak_rss_mib(),
-        "tokenizer_s": tokenizer_s,
-        "gflop_per_s": _flops(lengths, order, batch_size, config) / seconds / 1e9,
-        "padding_efficiency": real / padded,
-        "threads": os.cpu_count(),
-    }
+    vectors = np.zeros((docs, encoder.dims), dtype=np.float32)
+    flops = 0.0
+    for line in sys.stdin:
+        command = line.split()
+        if command[0] == "encode":
+            index = np.arange(int(command[1]), docs, slices)
+            part = [texts[i] for i in index]
+            started = time.perf_counter()
+            vectors[index] = encoder.encode_documents(part)
+            seconds = time.perf_counter() - started
+            lengths = encoder.text_lengths(part)
+            flops += _flops(lengths, batch_order(lengths, sort_by_length=True), batch_size, config)
+            print(json.dumps({"seconds": seconds, "docs": len(part)}), flush=True)
+        elif command[0] == "done":
+            np.save(command[1], vectors)
+            tokenizer_s = 0.0
+            for first in range(slices):
+                part = [texts[i] for i in range(first, docs, slices)]
+                order = batch_order(encoder.text_lengths(part), sort_by_length=True)
+                started = time.perf_counter()
+                for start in range(0, len(part), batch_size):
+                    batch = [part[i] for i in order[start : start + batch_size]]
+                    model.tokenizer(
+                        batch,
+                        padding=True,
+                        truncation=True,
+                        max_length=model.max_seq_length,
+                        return_tensors="np",
+                    )
+                tokenizer_s += time.perf_counter() - started
+            real, padded = _padding(encoder, texts, True)
+            summary = {
+                "peak_rss_mib": _peak_rss_mib(),
+                "tokenizer_s": tokenizer_s,
+                "flops": flops,
+                "padding_efficiency": real / padded,
+            }
+            print(json.dumps(summary), flush=True)
+            return
 
 
-def _spawn(backend: str, docs: int, batch_size: int, out: Path) -> dict[str, Any]:
-    command = [
-        sys.executable,
-        __file__,
-        "--worker",
-        backend,
-        "--docs",
-        str(docs),
-        "--batch-size",
-        str(batch_size),
-    ]
-    done = subprocess.run([*command, "--worker-out", str(out)], capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"worker for {backend} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+class _Worker:
+    def __init__(self, backend: str, docs: int, batch_size: int, slices: int) -> None:
+        command = [sys.executable, __file__, "--serve", backend, "--docs", str(docs)]
+        command += ["--batch-size", str(batch_size), "--slices", str(slices)]
+        self.backend = backend
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.hello = self.read()
+
+    def read(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit(f"the {self.backend} worker died (exit {self.process.wait()})")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def ask(self, command: str) -> dict[str, Any]:
+        assert self.process.stdin is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        return self.read()
 
 
 def bench_backends(
@@ -295,59 +318,83 @@ def bench_backends(
     *,
     backends: tuple[str, ...] = BACKENDS,
     batch_size: int = 32,
-    repeats: int = 3,
+    repeats: int = 2,
+    slices: int = 4,
 ) -> dict[str, Any]:
-    """Figure (e): each backend in a fresh process per repeat, alternating the order; torch fp32 is the
-    baseline. Exports are made first (untimed), so a worker only loads."""
+    """Figure (e): one measurement process per backend (so each peak RSS is its own), loaded before any
+    clock starts; the documents are split into ``slices`` interleaved slices, and for every slice of
+    every repeat each backend encodes it in turn, the order rotating, so a pair of figures is seconds
+    apart and a change in machine load hits both. Headline ratio: median of the paired per-slice ratios."""
     for backend in backends:  # one untimed pass each: exports the ONNX graphs if they are not cached yet
         Encoder(resolve_model("minilm"), device="cpu", backend=backend).load()
-    runs: dict[str, list[dict[str, Any]]] = {b: [] for b in backends}
-    vectors: dict[str, np.ndarray] = {}
-    with tempfile.TemporaryDirectory(prefix="bench-backends-") as folder:
+    workers = {b: _Worker(b, docs, batch_size, slices) for b in backends}
+    seconds: dict[str, list[list[float]]] = {b: [[] for _ in range(repeats)] for b in backends}
+    try:
+        step = 0
         for r in range(repeats):
-            order = list(backends) if r % 2 == 0 else list(reversed(backends))
-            for backend in order:
-                out = Path(folder) / f"{backend}-{r}.npy"
-                runs[backend].append(_spawn(backend, docs, batch_size, out))
-                vectors.setdefault(backend, np.load(out))
+            for part in range(slices):
+                order = list(backends[step % len(backends) :] + backends[: step % len(backends)])
+                step += 1
+                for backend in order:
+                    seconds[backend][r].append(workers[backend].ask(f"encode {part}")["seconds"])
                 print(
-                    f"    repeat {r + 1}/{repeats} {backend:>10}: {runs[backend][-1]['docs_per_s']:7.1f} docs/s",
+                    f"    repeat {r + 1}/{repeats} slice {part + 1}/{slices}: "
+                    + ", ".join(f"{b} {seconds[b][r][-1]:.1f}s" for b in backends),
                     file=sys.stderr,
                 )
+        with tempfile.TemporaryDirectory(prefix="bench-backends-") as folder:
+            summaries, vectors = {}, {}
+            for backend, worker in workers.items():
+                out = Path(folder) / f"{backend}.npy"
+                summaries[backend] = worker.ask(f"done {out}")
+                vectors[backend] = np.load(out)
+    finally:
+        for worker in workers.values():
+            if worker.process.poll() is None:
+                worker.process.kill()
+            worker.process.wait()
     reference = vectors["torch"]
     rows: dict[str, dict[str, Any]] = {}
     for backend in backends:
-        paired = [t["seconds"] / b["seconds"] for t, b in zip(runs["torch"], runs[backend], strict=True)]
+        paired = [
+            t / b
+            for tr, br in zip(seconds["torch"], seconds[backend], strict=True)
+            for t, b in zip(tr, br, strict=True)
+        ]
+        totals = [sum(x) for x in seconds[backend]]
         cosines = (vectors[backend] * reference).sum(axis=1)
+        summary = summaries[backend]
         rows[backend] = {
-            "precision": runs[backend][0]["precision"],
-            "docs_per_s": [x["docs_per_s"] for x in runs[backend]],
+            "precision": workers[backend].hello["precision"],
+            "docs_per_s": [docs / t for t in totals],
             "paired_ratios": paired,
             "ratio": statistics.median(paired),
-            "ratio_of_medians": statistics.median(x["docs_per_s"] for x in runs[backend])
-            / statistics.median(x["docs_per_s"] for x in runs["torch"]),
-            "peak_rss_mib": [x["peak_rss_mib"] for x in runs[backend]],
+            "ratio_of_medians": statistics.median(docs / t for t in totals)
+            / statistics.median(docs / sum(x) for x in seconds["torch"]),
+            "peak_rss_mib": [summary["peak_rss_mib"]],
             "mean_cosine": float(cosines.mean()),
             "min_cosine": float(cosines.min()),
-            "tokenizer_share": statistics.median(x["tokenizer_s"] / x["seconds"] for x in runs[backend]),
-            "gflop_per_s": statistics.median(x["gflop_per_s"] for x in runs[backend]),
-            "padding_efficiency": runs[backend][0]["padding_efficiency"],
-            "load_s": statistics.median(x["load_s"] for x in runs[backend]),
+            "tokenizer_share": summary["tokenizer_s"] / (sum(totals) / repeats),
+            "gflop_per_s": summary["flops"] / sum(totals) / 1e9,
+            "padding_efficiency": summary["padding_efficiency"],
+            "load_s": workers[backend].hello["load_s"],
         }
     return {
         "figure": "e",
         "docs": docs,
         "batch_size": batch_size,
         "repeats": repeats,
+        "slices": slices,
         "backends": rows,
-        "runs": runs,
+        "seconds": seconds,
     }
 
 
 def print_backends(r: dict[str, Any]) -> None:
     print(
         f"(e) backends: {r['docs']:,} SciFact docs, all-MiniLM-L6-v2, batch size {r['batch_size']}, "
-        f"{r['repeats']} alternating repeats, one process per measurement"
+        f"{r['repeats']} repeat(s) x {r['slices']} interleaved slices, backends in rotating order, "
+        "one process per backend"
     )
     header = (
         f"    {'backend':<10} {'prec':<5} {'docs/s (median, min-max)':<26} {'vs torch':>8}  "
@@ -363,7 +410,7 @@ def print_backends(r: dict[str, Any]) -> None:
             f"{b['gflop_per_s']:8.1f} {b['tokenizer_share']:8.1%}"
         )
     print(
-        "    vs torch: median of paired per-repeat ratios (torch seconds / backend seconds); GFLOP/s: transformer "
+        "    vs torch: median of the paired per-slice ratios (torch seconds / backend seconds); GFLOP/s: transformer "
         "FLOPs over padded batches per second; tokenizer: its time as a share of the encode time"
     )
 
@@ -497,7 +544,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=None, help="cpu, cuda, mps (default: automatic), for (b) and (d)")
     parser.add_argument("--model", default="minilm", help="for (b) and (d)")
     parser.add_argument("--rounds", type=int, default=4, help="alternating slices for (d)")
-    parser.add_argument("--repeats", type=int, default=3, help="alternating repeats for (e)")
+    parser.add_argument("--repeats", type=int, default=2, help="repeats for (e), each over every document")
+    parser.add_argument("--slices", type=int, default=4, help="interleaved slices per repeat for (e)")
     parser.add_argument(
         "--backends", default=",".join(BACKENDS), help="for (e) and (f); torch always included"
     )
@@ -506,11 +554,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--no-progress", action="store_true")
-    parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)  # one (e) measurement
-    parser.add_argument("--worker-out", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--serve", default=None, help=argparse.SUPPRESS)  # an (e) measurement process
     args = parser.parse_args(argv)
-    if args.worker:
-        print(json.dumps(backend_worker(args.worker, args.docs, args.batch_size, args.worker_out)))
+    if args.serve:
+        serve_backend(args.serve, args.docs, args.batch_size, args.slices)
         return 0
     figures = [f.strip() for f in args.only.split(",") if f.strip()]
     unknown = set(figures) - set(FIGURES)
@@ -523,7 +570,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     if "backends" in figures:
         results.append(
-            bench_backends(args.docs, backends=backends, batch_size=args.batch_size, repeats=args.repeats)
+            bench_backends(
+                args.docs,
+                backends=backends,
+                batch_size=args.batch_size,
+                repeats=args.repeats,
+                slices=args.slices,
+            )
         )
         print_backends(results[-1])
         rows += _backend_rows(results[-1])
