@@ -42,9 +42,9 @@ def int8_index(es_url: str, es_client: Elasticsearch, data_dir: Path) -> str:
         ]
     )
     assert code == 0
-    index = resolve_alias(es_client, alias_for(NAME))
-    assert index is not None
-    return index
+    found = resolve_alias(es_client, NAME)
+    assert found is not None
+    return found[0]
 
 
 def test_index_meta_records_the_backend(es_client: Elasticsearch, int8_index: str) -> None:

@@ -222,8 +222,17 @@ def load_tokenizer(folder: Path) -> Any:
 class RuntimeModel:
     """A :class:`~indexer.embed._backend.SentenceModel` over any runtime that maps token ids to hidden states."""
 
-    def __init__(self, pipeline: Pipeline, run: Runner, input_names: Sequence[str], dims: int) -> None:
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        run: Runner,
+        input_names: Sequence[str],
+        dims: int,
+        *,
+        per_text: bool = False,
+    ) -> None:
         self.pipeline = pipeline
+        self.per_text = per_text
         self._run = run
         self._inputs = tuple(input_names)
         self._dims = dims
@@ -245,6 +254,12 @@ class RuntimeModel:
         return self._dims
 
     def encode_batch(self, texts: Sequence[str], prompt: str) -> np.ndarray:
+        """Vectors for ``texts``; with ``per_text`` each text runs alone (see the int8 backend for why)."""
+        if self.per_text and len(texts) > 1:
+            return np.concatenate([self._encode(texts[i : i + 1], prompt) for i in range(len(texts))])
+        return self._encode(texts, prompt)
+
+    def _encode(self, texts: Sequence[str], prompt: str) -> np.ndarray:
         batch = [prompt + t for t in texts] if prompt else list(texts)
         if self.pipeline.do_lower_case:
             batch = [t.lower() for t in batch]
