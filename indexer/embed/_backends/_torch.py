@@ -90,6 +90,22 @@ class TorchModel:
         return np.asarray(vectors, dtype=np.float32)
 
 
+def model_shape(model: TorchModel) -> dict[str, int]:
+    """The transformer's sizes that set its activation memory (from its Hugging Face config)."""
+    first = model.model[0]
+    hf = getattr(first, "auto_model", None) or getattr(first, "model", None)
+    config = getattr(hf, "config", None)
+    if config is None:
+        raise EmbeddingError("cannot size GPU batches: the model's first module has no Hugging Face config")
+    hidden = int(config.hidden_size)
+    return {
+        "hidden": hidden,
+        "intermediate": int(getattr(config, "intermediate_size", None) or 4 * hidden),
+        "heads": int(config.num_attention_heads),
+        "seq_len": model.max_seq_length,
+    }
+
+
 @register
 class TorchBackend(EmbeddingBackend):
     name = "torch"
@@ -108,14 +124,7 @@ class TorchBackend(EmbeddingBackend):
         import torch
 
         free, _ = torch.cuda.mem_get_info(torch.device(device))
-        config = model.model[0].auto_model.config
-        return gpu_batch_size(
-            free,
-            hidden=int(config.hidden_size),
-            intermediate=int(getattr(config, "intermediate_size", 4 * config.hidden_size)),
-            heads=int(config.num_attention_heads),
-            seq_len=model.max_seq_length,
-        )
+        return gpu_batch_size(free, **model_shape(model))
 
     def load(self, spec: ModelSpec, device: str, models_dir: Path | None) -> SentenceModel:
         if spec.is_local:

@@ -26,7 +26,7 @@ from indexer.embed import (
 )
 from indexer.embed._backends._export import ARTIFACTS, RECIPE, ensure_onnx, export_folder
 from indexer.embed._backends._runtime import FastTokenizer, read_pipeline
-from indexer.embed._backends._torch import gpu_batch_size
+from indexer.embed._backends._torch import TorchModel, gpu_batch_size, model_shape
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -73,9 +73,16 @@ def test_cpu_only_backends_refuse_a_gpu(minilm: ModelSpec) -> None:
         _ = encoder.device
 
 
-def test_auto_picks_an_installed_backend_for_the_device() -> None:
-    chosen = resolve_backend("auto", "cpu")
-    assert chosen.name in BACKENDS and chosen.available()
+def test_auto_picks_the_first_installed_backend_for_the_device() -> None:
+    assert resolve_backend("auto", "cpu").name == "openvino"  # installed here (scripts/setup)
+    # without OpenVINO (made unimportable in a child process), the next in line
+    code = (
+        "import sys; sys.modules['openvino'] = None\n"
+        "from indexer.embed import resolve_backend\n"
+        "print(resolve_backend('auto', 'cpu').name)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "onnx-int8", done.stderr
 
 
 def test_gpu_batch_size_is_a_power_of_two_sized_to_free_memory() -> None:
@@ -87,6 +94,14 @@ def test_gpu_batch_size_is_a_power_of_two_sized_to_free_memory() -> None:
     # the chosen batch's activations stay within half the free memory (fp16)
     per_text = 2 * 2 * 512 * (4 * 768 + 3072 + 12 * 512)
     assert sizes[2] * per_text <= 0.5 * 40 * gib < 2 * sizes[2] * per_text
+
+
+def test_gpu_batch_size_reads_the_model_shape(minilm: ModelSpec) -> None:
+    encoder = Encoder(minilm, device="cpu")
+    model = encoder.load()
+    assert isinstance(model, TorchModel)
+    assert model_shape(model) == {"hidden": 384, "intermediate": 1536, "heads": 12, "seq_len": 256}
+    assert encoder.batch_size == 32  # on a CPU the backend keeps the default
 
 
 def test_spec_identity_adds_numerics_only_off_the_reference(minilm: ModelSpec) -> None:
