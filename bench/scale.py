@@ -115,28 +115,30 @@ def stage_index(workdir: Path, backend: str, url: str) -> dict[str, Any]:
 
 
 def stage_query(workdir: Path, backend: str, url: str, arm: str) -> dict[str, Any]:
-    from harness._runner import RunConfig, Runner
-    from indexer import ConnectionSettings, connect
+    from harness.run import RunConfig, run
+    from indexer import ConnectionSettings
 
     settings = ConnectionSettings.resolve() if os.environ.get("ES_URL") else ConnectionSettings(url=url)
-    client = connect(settings)
-    embedder = _embedder(workdir, backend) if arm != "lexical" else None
     names = tuple(str(workdir / "data" / name) for name, _, _ in _synth.R2MED_SHAPE)
     config = RunConfig(
-        mode=arm, datasets=names, output=workdir / "runs" / arm, records=("jsonl",), progress=False
+        mode=arm,
+        datasets=names,
+        embed_backend=backend,
+        output=workdir / "runs" / arm,
+        records=("jsonl",),
+        progress=False,
     )
     started = time.perf_counter()
-    _, results = Runner(client, settings, config, embedder).run()
+    _, results = run(config, settings)
     wall = time.perf_counter() - started
-    queries = sum(d["arms"][arm]["queries"] for d in results["datasets"].values())
-    search_s = sum(d["arms"][arm]["queries"] / d["arms"][arm]["qps"] for d in results["datasets"].values())
-    ndcg = {name: d["arms"][arm]["metrics"]["ndcg@10"] for name, d in results["datasets"].items()}
+    arms = [d.arms[arm] for d in results.datasets.values()]
+    queries = sum(a.queries for a in arms)
     return {
         "items": queries,
         "seconds": wall,
         "rate": queries / wall,
-        "search_s": search_s,
-        "ndcg@10_mean": sum(ndcg.values()) / len(ndcg),
+        "search_s": sum(a.queries / a.qps for a in arms if a.qps),
+        "ndcg@10_mean": sum(a.metrics["ndcg@10"] for a in arms) / len(arms),
     }
 
 
