@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from indexer.embed import (
+from indexer import (
     DEFAULT_EMBED_BACKEND,
     CachedEmbedder,
     EmbeddingCache,
