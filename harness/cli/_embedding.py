@@ -1,4 +1,4 @@
-"""The embedding options shared by `harness index` and `harness run`, built once into an embedder."""
+"""The embedding option shared by `harness index` and `harness run` (`--embed-backend`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,7 @@ import typer
 
 from indexer import (
     DEFAULT_EMBED_BACKEND,
-    CachedEmbedder,
-    EmbeddingCache,
-    Encoder,
     backend_names,
-    resolve_model,
 )
 
 EmbedBackendOpt = Annotated[
@@ -28,12 +24,4 @@ EmbedBackendOpt = Annotated[
 ]
 
 
-def make_embedder(
-    model: str, backend: str, *, query_prompt: str | None = None, cache: EmbeddingCache | None = None
-) -> CachedEmbedder:
-    """An embedder for ``model`` on ``backend``; a missing backend package fails here, before any work."""
-    encoder = Encoder(resolve_model(model, query_prompt=query_prompt), backend=backend)
-    return CachedEmbedder(encoder, cache if cache is not None else EmbeddingCache())
-
-
-__all__ = ["DEFAULT_EMBED_BACKEND", "EmbedBackendOpt", "make_embedder"]
+__all__ = ["DEFAULT_EMBED_BACKEND", "EmbedBackendOpt"]
