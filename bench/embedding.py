@@ -1,17 +1,29 @@
-"""Embedding benchmarks for issue 4: (b) the embedding cache, cold against warm, and
-(d) length-sorted against unsorted batches, both on real SciFact abstracts.
+"""Embedding benchmarks on real SciFact abstracts.
 
-    python bench/embedding.py [--docs 1000] [--cache-docs N] [--batch-size 32] [--device cpu]
+    python bench/embedding.py                      # (e) backends: docs/s, ratio to torch fp32, peak RSS, cosine
+    python bench/embedding.py --only ndcg          # (f) vector-arm nDCG@10 on SciFact test per backend
+    python bench/embedding.py --only cache,batching [--docs 1000] [--cache-docs N] [--batch-size 32]
 
-Importable: ``bench_cache(...)`` and ``bench_batching(...)`` return dicts of the
-figures (``bench/index.py`` prints them with the others). Model loading is
-done before any clock starts, so no figure includes it.
+(b) the embedding cache, cold against warm; (d) length-sorted against unsorted
+batches (issue 4); (e) every embedding backend against torch fp32 on the same
+documents, each measured in its own process (so peak RSS is its own), in
+alternating order, with the headline ratio the median of paired per-repeat
+ratios; (f) the vector arm of ``harness run vector`` on the SciFact sample per
+backend (issue 17).
+
+Importable: ``bench_cache``, ``bench_batching``, ``bench_backends`` and
+``bench_ndcg`` return dicts of the figures (``bench/index.py`` prints b and d
+with its own). Model loading (and ONNX export) is done before any clock starts,
+so no throughput figure includes it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _common import Row, median, print_summary
 
 from indexer import progress as show_progress
 from indexer.embed import (
@@ -45,6 +58,12 @@ def load_docs(n: int, corpus: Path = SCIFACT_CORPUS) -> list[tuple[str, str]]:
     if len(rows) < n:
         raise SystemExit(f"{corpus} has {len(rows)} documents, {n} were asked for")
     return [(row["_id"], document_text(row.get("title"), row.get("text"))) for row in rows]
+
+
+BACKENDS = ("torch", "onnx", "onnx-int8", "openvino")
+INT8_TARGET = 2.5  # onnx-int8 docs/s over torch fp32
+COSINE_TARGET = 0.99
+NDCG_TOLERANCE = 0.005
 
 
 def _loaded_encoder(spec: ModelSpec, device: str | None, batch_size: int) -> Encoder:
@@ -187,6 +206,304 @@ def bench_batching(
     return result
 
 
+# ---------------------------------------------------------------- (e) backends
+
+
+def _peak_rss_mib() -> float:
+    """This process's peak resident set (VmHWM of its own address space, so not its parent's)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _flops(lengths: np.ndarray, order: np.ndarray, batch_size: int, config: dict[str, Any]) -> float:
+    """Multiply-adds x 2 of the transformer over the padded batches (embeddings and pooling left out)."""
+    h, i, layers = config["hidden_size"], config["intermediate_size"], config["num_hidden_layers"]
+    total = 0.0
+    for start in range(0, len(order), batch_size):
+        batch = lengths[order[start : start + batch_size]]
+        seq, n = int(batch.max()), len(batch)
+        total += n * seq * layers * (2 * (4 * h * h + 2 * h * i) + 4 * seq * h)
+    return total
+
+
+def serve_backend(
+    backend: str, docs: int, batch_size: int, slices: int, corpus: Path = SCIFACT_CORPUS
+) -> None:
+    """A measurement process for one backend, driven over stdin/stdout (one JSON line per answer).
+
+    It loads the model and warms up (untimed), answers ``ready``, then for each line ``encode S``
+    encodes slice ``S`` (every ``slices``-th document from ``S``) and answers the seconds; on ``done``
+    it profiles the tokenizer over the same batches, saves every vector (input order) and answers
+    its peak RSS and the work done.
+    """
+    texts = [text for _, text in load_docs(docs, corpus)]
+    spec = resolve_model("minilm")
+    started = time.perf_counter()
+    encoder = Encoder(spec, device="cpu", backend=backend, batch_size=batch_size)
+    model = encoder.load()
+    encoder.encode(texts[:batch_size])  # warm-up: first-call allocations and kernel choices
+    answer = {"ready": True, "load_s": time.perf_counter() - started, "precision": encoder.spec.precision}
+    print(json.dumps(answer), flush=True)
+    config = json.loads((Path(spec.path_or_name) / "config.json").read_text())
+    vectors = np.zeros((docs, encoder.dims), dtype=np.float32)
+    flops = 0.0
+    for line in sys.stdin:
+        command = line.split()
+        if command[0] == "encode":
+            index = np.arange(int(command[1]), docs, slices)
+            part = [texts[i] for i in index]
+            started = time.perf_counter()
+            vectors[index] = encoder.encode_documents(part)
+            seconds = time.perf_counter() - started
+            lengths = encoder.text_lengths(part)
+            flops += _flops(lengths, batch_order(lengths, sort_by_length=True), batch_size, config)
+            print(json.dumps({"seconds": seconds, "docs": len(part)}), flush=True)
+        elif command[0] == "done":
+            np.save(command[1], vectors)
+            tokenizer_s = 0.0
+            for first in range(slices):
+                part = [texts[i] for i in range(first, docs, slices)]
+                order = batch_order(encoder.text_lengths(part), sort_by_length=True)
+                started = time.perf_counter()
+                for start in range(0, len(part), batch_size):
+                    batch = [part[i] for i in order[start : start + batch_size]]
+                    model.tokenizer(
+                        batch,
+                        padding=True,
+                        truncation=True,
+                        max_length=model.max_seq_length,
+                        return_tensors="np",
+                    )
+                tokenizer_s += time.perf_counter() - started
+            real, padded = _padding(encoder, texts, True)
+            summary = {
+                "peak_rss_mib": _peak_rss_mib(),
+                "tokenizer_s": tokenizer_s,
+                "flops": flops,
+                "padding_efficiency": real / padded,
+            }
+            print(json.dumps(summary), flush=True)
+            return
+
+
+class _Worker:
+    def __init__(self, backend: str, docs: int, batch_size: int, slices: int) -> None:
+        command = [sys.executable, __file__, "--serve", backend, "--docs", str(docs)]
+        command += ["--batch-size", str(batch_size), "--slices", str(slices)]
+        self.backend = backend
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.hello = self.read()
+
+    def read(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit(f"the {self.backend} worker died (exit {self.process.wait()})")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def ask(self, command: str) -> dict[str, Any]:
+        assert self.process.stdin is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        return self.read()
+
+
+def bench_backends(
+    docs: int = 1000,
+    *,
+    backends: tuple[str, ...] = BACKENDS,
+    batch_size: int = 32,
+    repeats: int = 2,
+    slices: int = 4,
+) -> dict[str, Any]:
+    """Figure (e): one measurement process per backend (so each peak RSS is its own), loaded before any
+    clock starts; the documents are split into ``slices`` interleaved slices, and for every slice of
+    every repeat each backend encodes it in turn, the order rotating, so a pair of figures is seconds
+    apart and a change in machine load hits both. Headline ratio: median of the paired per-slice ratios."""
+    for backend in backends:  # one untimed pass each: exports the ONNX graphs if they are not cached yet
+        Encoder(resolve_model("minilm"), device="cpu", backend=backend).load()
+    workers = {b: _Worker(b, docs, batch_size, slices) for b in backends}
+    seconds: dict[str, list[list[float]]] = {b: [[] for _ in range(repeats)] for b in backends}
+    try:
+        step = 0
+        for r in range(repeats):
+            for part in range(slices):
+                order = list(backends[step % len(backends) :] + backends[: step % len(backends)])
+                step += 1
+                for backend in order:
+                    seconds[backend][r].append(workers[backend].ask(f"encode {part}")["seconds"])
+                print(
+                    f"    repeat {r + 1}/{repeats} slice {part + 1}/{slices}: "
+                    + ", ".join(f"{b} {seconds[b][r][-1]:.1f}s" for b in backends),
+                    file=sys.stderr,
+                )
+        with tempfile.TemporaryDirectory(prefix="bench-backends-") as folder:
+            summaries, vectors = {}, {}
+            for backend, worker in workers.items():
+                out = Path(folder) / f"{backend}.npy"
+                summaries[backend] = worker.ask(f"done {out}")
+                vectors[backend] = np.load(out)
+    finally:
+        for worker in workers.values():
+            if worker.process.poll() is None:
+                worker.process.kill()
+            worker.process.wait()
+    reference = vectors["torch"]
+    rows: dict[str, dict[str, Any]] = {}
+    for backend in backends:
+        paired = [
+            t / b
+            for tr, br in zip(seconds["torch"], seconds[backend], strict=True)
+            for t, b in zip(tr, br, strict=True)
+        ]
+        totals = [sum(x) for x in seconds[backend]]
+        cosines = (vectors[backend] * reference).sum(axis=1)
+        summary = summaries[backend]
+        rows[backend] = {
+            "precision": workers[backend].hello["precision"],
+            "docs_per_s": [docs / t for t in totals],
+            "paired_ratios": paired,
+            "ratio": statistics.median(paired),
+            "ratio_of_medians": statistics.median(docs / t for t in totals)
+            / statistics.median(docs / sum(x) for x in seconds["torch"]),
+            "peak_rss_mib": [summary["peak_rss_mib"]],
+            "mean_cosine": float(cosines.mean()),
+            "min_cosine": float(cosines.min()),
+            "tokenizer_share": summary["tokenizer_s"] / (sum(totals) / repeats),
+            "gflop_per_s": summary["flops"] / sum(totals) / 1e9,
+            "padding_efficiency": summary["padding_efficiency"],
+            "load_s": workers[backend].hello["load_s"],
+        }
+    return {
+        "figure": "e",
+        "docs": docs,
+        "batch_size": batch_size,
+        "repeats": repeats,
+        "slices": slices,
+        "backends": rows,
+        "seconds": seconds,
+    }
+
+
+def print_backends(r: dict[str, Any]) -> None:
+    print(
+        f"(e) backends: {r['docs']:,} SciFact docs, all-MiniLM-L6-v2, batch size {r['batch_size']}, "
+        f"{r['repeats']} repeat(s) x {r['slices']} interleaved slices, backends in rotating order, "
+        "one process per backend"
+    )
+    header = (
+        f"    {'backend':<10} {'prec':<5} {'docs/s (median, min-max)':<26} {'vs torch':>8}  "
+        f"{'paired ratios':<20} {'peak RSS':>9} {'mean cos':>9} {'min cos':>8} {'GFLOP/s':>8} {'tokenizer':>9}"
+    )
+    print(header)
+    for name, b in r["backends"].items():
+        rates = b["docs_per_s"]
+        print(
+            f"    {name:<10} {b['precision']:<5} {f'{median(rates):.1f} ({min(rates):.1f}-{max(rates):.1f})':<26} "
+            f"{b['ratio']:7.2f}x  {' '.join(f'{x:.2f}' for x in b['paired_ratios']):<20} "
+            f"{median(b['peak_rss_mib']):6.0f} MiB {b['mean_cosine']:9.5f} {b['min_cosine']:8.5f} "
+            f"{b['gflop_per_s']:8.1f} {b['tokenizer_share']:8.1%}"
+        )
+    print(
+        "    vs torch: median of the paired per-slice ratios (torch seconds / backend seconds); GFLOP/s: transformer "
+        "FLOPs over padded batches per second; tokenizer: its time as a share of the encode time"
+    )
+
+
+# ------------------------------------------------------------------- (f) nDCG
+
+
+def _exact_ndcg(embedder: CachedEmbedder, dataset: Any, depth: int = 100) -> float:
+    """nDCG@10 of exact (brute-force) cosine search over the same vectors: numerics without HNSW noise."""
+    from harness.eval import evaluate
+
+    pairs = [(d.id, document_text(d.title, d.text)) for d in dataset.iter_corpus()]
+    ids = [i for i, _ in pairs]
+    docs = np.concatenate([v for _, v in embedder.embed_documents(pairs)])
+    qids = sorted(dataset.queries)
+    queries = embedder.embed_queries([dataset.queries[q] for q in qids])
+    scores = queries @ docs.T
+    top = np.argsort(-scores, axis=1)[:, :depth]
+    run = {q: {ids[j]: float(scores[n, j]) for j in top[n]} for n, q in enumerate(qids)}
+    return float(evaluate(dataset.qrels, run, ("ndcg@10",)).mean("ndcg@10"))
+
+
+def _scifact_copy(folder: Path) -> Path:
+    """The SciFact files under another folder name: a dataset (and so an index) of its own."""
+    source = SCIFACT_CORPUS.parent
+    (folder / "qrels").mkdir(parents=True)
+    for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv"):
+        (folder / name).symlink_to(source / name)
+    return folder
+
+
+def bench_ndcg(backends: tuple[str, ...] = BACKENDS, *, progress: bool = True) -> dict[str, Any]:
+    """Figure (f): ``harness run vector --embed-backend B`` on SciFact test, per backend, on one engine.
+
+    Each backend runs on its own copy of SciFact (same files, another dataset name, so its own index),
+    so the documents are embedded by that backend, and so are the 300 test queries. Vectors go through
+    the shared embedding cache (vectors it already holds are reused). Also the exact-search nDCG@10 of
+    the same vectors, which separates the numerics from HNSW's approximation.
+    """
+    from _common import engine
+
+    from harness.run import RunConfig, run
+    from indexer import ConnectionSettings, load_dataset
+
+    rows: dict[str, dict[str, Any]] = {}
+    with engine() as es, tempfile.TemporaryDirectory(prefix="bench-ndcg-") as folder:
+        settings = (
+            ConnectionSettings.resolve() if os.environ.get("ES_URL") else ConnectionSettings(url=es.url)
+        )
+        print(f"engine: {es.description}", file=sys.stderr)
+        for backend in backends:
+            data = _scifact_copy(Path(folder) / f"scifact-{backend}")
+            config = RunConfig(
+                mode="vector",
+                datasets=(str(data),),
+                embed_backend=backend,
+                output=Path(folder) / "runs" / backend,
+                records=("jsonl",),
+                progress=progress,
+            )
+            _, results = run(config, settings)
+            result = results.datasets[data.name]
+            arm = result.arms["vector"]
+            embedder = CachedEmbedder(Encoder(resolve_model("minilm"), backend=backend), EmbeddingCache())
+            rows[backend] = {
+                "precision": embedder.spec.precision,
+                "ndcg@10": arm.metrics["ndcg@10"],
+                "recall@100": arm.metrics["recall@100"],
+                "ci95": list(arm.ci95["ndcg@10"]),
+                "exact_ndcg@10": _exact_ndcg(embedder, load_dataset(str(data))),
+                "embed_s": result.timings.get("index_embed_s", 0.0),
+            }
+            print(f"    {backend}: nDCG@10 {rows[backend]['ndcg@10']:.4f}", file=sys.stderr)
+    for row in rows.values():
+        row["delta"] = row["ndcg@10"] - rows["torch"]["ndcg@10"]
+        row["exact_delta"] = row["exact_ndcg@10"] - rows["torch"]["exact_ndcg@10"]
+    return {"figure": "f", "backends": rows}
+
+
+def print_ndcg(r: dict[str, Any]) -> None:
+    print("(f) vector arm, SciFact test (300 queries, 5,183 docs), one index per backend on the same engine")
+    print(
+        f"    {'backend':<10} {'prec':<5} {'nDCG@10 [95% CI]':<26} {'Δ torch':>8} {'R@100':>7} "
+        f"{'exact nDCG@10':>13} {'Δ torch':>8} {'doc embed s':>12}"
+    )
+    for name, b in r["backends"].items():
+        ci = f"{b['ndcg@10']:.4f} [{b['ci95'][0]:.3f},{b['ci95'][1]:.3f}]"
+        print(
+            f"    {name:<10} {b['precision']:<5} {ci:<26} {b['delta']:+8.4f} {b['recall@100']:7.4f} "
+            f"{b['exact_ndcg@10']:13.4f} {b['exact_delta']:+8.4f} {b['embed_s']:12.1f}"
+        )
+
+
 def print_cache(r: dict[str, Any]) -> None:
     print(f"(b) embedding cache: {r['docs']:,} SciFact docs, {r['model']} on {r['device']}")
     print(
@@ -217,32 +534,116 @@ def print_batching(r: dict[str, Any]) -> None:
     )
 
 
+FIGURES = ("backends", "ndcg", "cache", "batching")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--docs", type=int, default=1000, help="SciFact documents for both figures")
+    parser.add_argument("--docs", type=int, default=1000, help="SciFact documents for (b), (d) and (e)")
     parser.add_argument("--cache-docs", type=int, default=None, help="documents for (b) (default: --docs)")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--device", default=None, help="cpu, cuda, mps (default: automatic)")
-    parser.add_argument("--model", default="minilm")
+    parser.add_argument("--device", default=None, help="cpu, cuda, mps (default: automatic), for (b) and (d)")
+    parser.add_argument("--model", default="minilm", help="for (b) and (d)")
     parser.add_argument("--rounds", type=int, default=4, help="alternating slices for (d)")
-    parser.add_argument("--only", choices=("cache", "batching"), default=None)
+    parser.add_argument("--repeats", type=int, default=2, help="repeats for (e), each over every document")
+    parser.add_argument("--slices", type=int, default=4, help="interleaved slices per repeat for (e)")
+    parser.add_argument(
+        "--backends", default=",".join(BACKENDS), help="for (e) and (f); torch always included"
+    )
+    parser.add_argument(
+        "--only", default="backends", help=f"comma-separated figures among {', '.join(FIGURES)}"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--serve", default=None, help=argparse.SUPPRESS)  # an (e) measurement process
     args = parser.parse_args(argv)
+    if args.serve:
+        serve_backend(args.serve, args.docs, args.batch_size, args.slices)
+        return 0
+    figures = [f.strip() for f in args.only.split(",") if f.strip()]
+    unknown = set(figures) - set(FIGURES)
+    if unknown:
+        parser.error(f"unknown figures {sorted(unknown)}: expected among {', '.join(FIGURES)}")
+    backends = tuple(dict.fromkeys(["torch", *(b.strip() for b in args.backends.split(",") if b.strip())]))
     common = {"model": args.model, "batch_size": args.batch_size, "device": args.device}
     progress = not args.no_progress
-    results = []
-    if args.only in (None, "cache"):
+    results: list[dict[str, Any]] = []
+    rows = []
+    if "backends" in figures:
+        results.append(
+            bench_backends(
+                args.docs,
+                backends=backends,
+                batch_size=args.batch_size,
+                repeats=args.repeats,
+                slices=args.slices,
+            )
+        )
+        print_backends(results[-1])
+        rows += _backend_rows(results[-1])
+    if "ndcg" in figures:
+        results.append(bench_ndcg(backends, progress=progress))
+        print_ndcg(results[-1])
+        rows += _ndcg_rows(results[-1])
+    if "cache" in figures:
         results.append(bench_cache(args.cache_docs or args.docs, progress=progress, **common))
         print_cache(results[-1])
-    if args.only in (None, "batching"):
+    if "batching" in figures:
         results.append(bench_batching(args.docs, progress=progress, rounds=args.rounds, **common))
         print_batching(results[-1])
+    if rows:
+        print_summary("summary (issue 17 targets)", rows)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0 if all(r.get("passed", True) for r in results) else 1
+
+
+def _backend_rows(r: dict[str, Any]) -> list[Row]:
+    torch_rate = median(r["backends"]["torch"]["docs_per_s"])
+    rows = []
+    for name, b in r["backends"].items():
+        if name == "torch":
+            continue
+        target = INT8_TARGET if name == "onnx-int8" else None
+        rows.append(
+            Row(
+                f"e. {name} docs/s",
+                f"{median(b['docs_per_s']):.1f}",
+                f"{torch_rate:.1f} (torch fp32)",
+                b["ratio"],
+                f">= {INT8_TARGET}x" if target else "",
+                b["ratio"] >= target if target else None,
+            )
+        )
+        rows.append(
+            Row(
+                f"e. {name} mean cosine",
+                f"{b['mean_cosine']:.5f}",
+                "1 (torch fp32)",
+                b["mean_cosine"],
+                f">= {COSINE_TARGET}",
+                b["mean_cosine"] >= COSINE_TARGET,
+            )
+        )
+    return rows
+
+
+def _ndcg_rows(r: dict[str, Any]) -> list[Row]:
+    base = r["backends"]["torch"]["ndcg@10"]
+    return [
+        Row(
+            f"f. {name} nDCG@10",
+            f"{b['ndcg@10']:.4f}",
+            f"{base:.4f} (torch fp32)",
+            b["ndcg@10"] / base,
+            f"|Δ| <= {NDCG_TOLERANCE}",
+            abs(b["delta"]) <= NDCG_TOLERANCE,
+        )
+        for name, b in r["backends"].items()
+        if name != "torch"
+    ]
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from indexer._layout import (
 from indexer._probe import Capabilities, probe
 from indexer._progress import Tracker, progress
 from indexer.data import Dataset, Document
-from indexer.embed import CachedEmbedder, document_text
+from indexer.embed import REFERENCE_BACKEND, REFERENCE_PRECISION, CachedEmbedder, document_text
 
 WINDOW = 1024
 #: while loading: no refreshes, no replicas (restored by serving_settings). An async translog was measured
@@ -156,6 +156,18 @@ def _check_vector_conflicts(
                 f"{known.get('document_prompt', '')!r}, not {spec.document_prompt!r}: vectors made with different "
                 "prompts must not mix"
             )
+        # indices made before backends existed hold the reference numerics (torch fp32)
+        numerics = (
+            f"{known.get('backend', REFERENCE_BACKEND)}/{known.get('precision', REFERENCE_PRECISION)}"
+            if known
+            else ""
+        )
+        if known and numerics != spec.numerics:
+            raise MappingConflictError(
+                f"index {index} field {spec.field_name} holds vectors computed with {numerics}, not "
+                f"{spec.numerics}: vectors from different numerics must not mix; use --embed-backend "
+                f"{numerics.split('/', 1)[0]}, or delete the index (`harness indices delete`) to rebuild it"
+            )
         if known and (known.get("model_id"), known.get("revision")) != (spec.model_id, spec.revision):
             raise MappingConflictError(
                 f"index {index} field {spec.field_name} was built with {known.get('model_id')}@{known.get('revision')}, "
@@ -233,6 +245,8 @@ def _add_vector_fields(
                 "dims": dims[spec.field_name],
                 "document_prompt": spec.document_prompt,
                 "query_prompt": spec.query_prompt,
+                "backend": spec.backend,
+                "precision": spec.precision,
                 "index_options": vector_field(dims[spec.field_name], options.vector)["index_options"],
             },
         )

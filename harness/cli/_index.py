@@ -9,6 +9,7 @@ from elastic_transport import TransportError
 from rich.table import Table
 
 from harness.cli._common import console, with_connection
+from harness.cli._embedding import DEFAULT_EMBED_BACKEND, EmbedBackendOpt
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
 from indexer import (
     VECTOR_INDEX_TYPES,
@@ -49,6 +50,7 @@ def make_embedders(
     no_vectors: bool = False,
     base_url: str | None = None,
     api_key_env: str | None = None,
+    backend: str = DEFAULT_EMBED_BACKEND,
 ) -> list[CachedEmbedder]:
     if no_vectors:
         if models:
@@ -58,7 +60,10 @@ def make_embedders(
     endpoint = endpoint_for(names, base_url, api_key_env)
     cache = EmbeddingCache()
     return [
-        CachedEmbedder(build_encoder(resolve_model(n), endpoint=endpoint, cache=cache), cache) for n in names
+        CachedEmbedder(
+            build_encoder(resolve_model(n), endpoint=endpoint, cache=cache, backend=backend), cache
+        )
+        for n in names
     ]
 
 
@@ -80,6 +85,7 @@ def index(
         typer.Option("--dataset", "-d", help="sample, r2med, r2med/<Name> or a folder; repeatable."),
     ],
     model: ModelOpt = None,
+    embed_backend: EmbedBackendOpt = DEFAULT_EMBED_BACKEND,
     no_vectors: NoVectorsOpt = False,
     base_url: BaseUrlOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
@@ -119,7 +125,9 @@ def index(
         progress=progress,
         max_retries=max_retries,
     )
-    embedders = make_embedders(model, no_vectors=no_vectors, base_url=base_url, api_key_env=api_key_env)
+    embedders = make_embedders(
+        model, no_vectors=no_vectors, base_url=base_url, api_key_env=api_key_env, backend=embed_backend
+    )
     client = connect(settings)
     for spec in [s for d in dataset for s in resolve_specs(d)]:
         ds = load_dataset(spec, revision=revision)

@@ -11,6 +11,7 @@ from rich.console import Console
 from harness._compare import compare_runs
 from harness._search import SearchOptions
 from harness.cli._common import console, with_connection
+from harness.cli._embedding import DEFAULT_EMBED_BACKEND, EmbedBackendOpt
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
 from harness.eval import STAT_TESTS
 from harness.inspect import arm_table, print_table, significance_table
@@ -82,6 +83,7 @@ def run_command(
     base_url: BaseUrlOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
     revision: RevisionOpt = None,
+    embed_backend: EmbedBackendOpt = DEFAULT_EMBED_BACKEND,
     query_prompt: QueryPromptOpt = None,
     fusion: FusionOpt = "rrf",
     tune_on: TuneOnOpt = None,
@@ -115,6 +117,7 @@ def run_command(
         base_url=base_url,
         api_key_env=api_key_env,
         query_prompt=query_prompt,
+        embed_backend=embed_backend,
         fusion=fusion,
         tune_on=tune_on,
         expansion=expansion,

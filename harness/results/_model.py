@@ -105,6 +105,8 @@ class ModelInfo:
     field: str
     query_prompt: str = ""
     document_prompt: str = ""
+    backend: str = "torch"  # what computed the vectors (--embed-backend) and at which precision
+    precision: str = "fp32"
 
     @property
     def label(self) -> str:

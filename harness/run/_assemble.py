@@ -65,7 +65,13 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
         python=platform.python_version(),
         fusion=plan.config.fusion_spec if any(p.fused_arms for p in plan.datasets) else None,
         model=ModelInfo(
-            spec.model_id, spec.revision, spec.field_name, spec.query_prompt, spec.document_prompt
+            spec.model_id,
+            spec.revision,
+            spec.field_name,
+            spec.query_prompt,
+            spec.document_prompt,
+            spec.backend,
+            spec.precision,
         )
         if spec is not None
         else None,

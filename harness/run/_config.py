@@ -17,7 +17,7 @@ from harness.eval import DEFAULT_MEASURES, FUSION_METHODS, PARAM_WEIGHTS, STAT_T
 from harness.rerank import RerankSpec
 from harness.sinks import SINKS
 from harness.strategies import LEXICAL_FIELDS, MODES
-from indexer import BM25_FIELDS, ConfigError
+from indexer import BM25_FIELDS, DEFAULT_EMBED_BACKEND, ConfigError, backend_names
 
 MAX_DEPTH = 1000
 MAX_CANDIDATES = 10_000
@@ -51,6 +51,7 @@ class RunConfig:
     base_url: str | None = None  # OpenAI-compatible endpoint for openai:MODEL embeddings
     api_key_env: str | None = None  # the variable holding its key (never the key itself)
     query_prompt: str | None = None
+    embed_backend: str = DEFAULT_EMBED_BACKEND
     fusion: FusionSpec | str = "rrf"
     tune_on: str | None = None
     expansion: str | None = None
@@ -75,6 +76,7 @@ class RunConfig:
         _choice("--bm25", self.bm25, BM25_FIELDS)
         _choice("--lexical-field", self.lexical_field, LEXICAL_FIELDS)
         _choice("--test", self.test, STAT_TESTS)
+        _choice("--embed-backend", self.embed_backend, backend_names())
         if not self.datasets:
             raise ConfigError("expected at least one dataset (--dataset), found none")
         if not 10 <= self.depth <= MAX_DEPTH:
@@ -134,6 +136,7 @@ class RunConfig:
             "search",
             "model",
             "query_prompt",
+            "embed_backend",  # the model identity carries the numerics it resolves to
             "rerank",
             "revision",
         ):

@@ -156,11 +156,8 @@ def plan_run(
     if chosen:  # a regenerated expansion set is another run, never a resumed one
         identity["expansions"] = {name: exp.content_sha256 for name, exp in chosen.items()}
     if model is not None:
-        identity["model"] = {
-            "id": model.model_id,
-            "revision": model.revision,
-            "query_prompt": model.query_prompt,
-        }
+        # id, revision (+ backend and precision off the torch fp32 reference, so old runs keep their hash)
+        identity["model"] = {**model.identity(), "query_prompt": model.query_prompt}
     if reranker is not None and config.rerank_spec is not None:
         identity["rerank"] = {**reranker, "depth": config.rerank_spec.depth}
     config_hash = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]

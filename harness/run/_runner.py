@@ -41,7 +41,9 @@ def _embedder(config: RunConfig, caps: Capabilities) -> CachedEmbedder | None:
     spec = resolve_model(config.model, query_prompt=config.query_prompt)
     cache = EmbeddingCache()
     endpoint = endpoint_for([config.model], config.base_url, config.api_key_env)
-    return CachedEmbedder(build_encoder(spec, endpoint=endpoint, cache=cache), cache)
+    return CachedEmbedder(
+        build_encoder(spec, endpoint=endpoint, cache=cache, backend=config.embed_backend), cache
+    )
 
 
 def check_resume(plan: RunPlan, console: Console) -> None:

@@ -8,8 +8,19 @@ streaming cached embedder the index builder uses.
 
     spec = resolve_model("openai:text-embedding-3-small")  # through an OpenAI-compatible endpoint
     embedder = CachedEmbedder(build_encoder(spec, endpoint=Endpoint.resolve(url)), cache)
+    Encoder(spec, backend="onnx-int8")                 # another backend (see backend_names())
 """
 
+from indexer.embed._backend import (
+    AUTO_ORDER,
+    BACKENDS,
+    DEFAULT_EMBED_BACKEND,
+    EmbeddingBackend,
+    SentenceModel,
+    backend_names,
+    get_backend,
+    resolve_backend,
+)
 from indexer.embed._cache import (
     EmbeddingCache,
     cache_key,
@@ -39,6 +50,8 @@ from indexer.embed._models import (
     E5_DOCUMENT_PROMPT,
     E5_QUERY_PROMPT,
     INSTRUCT_QUERY_PROMPT,
+    REFERENCE_BACKEND,
+    REFERENCE_PRECISION,
     ModelSpec,
     bundled_model_path,
     field_name_for,
@@ -48,22 +61,30 @@ from indexer.embed._models import (
 )
 
 __all__ = [
+    "AUTO_ORDER",
+    "BACKENDS",
     "BGE_QUERY_PROMPT",
     "DEFAULT_BATCH_SIZE",
+    "DEFAULT_EMBED_BACKEND",
     "DEFAULT_MODEL",
     "DEFAULT_WINDOW",
     "E5_DOCUMENT_PROMPT",
     "E5_QUERY_PROMPT",
     "INSTRUCT_QUERY_PROMPT",
+    "REFERENCE_BACKEND",
+    "REFERENCE_PRECISION",
     "CachedEmbedder",
     "EmbedStats",
+    "EmbeddingBackend",
     "EmbeddingCache",
     "Encoder",
     "EncoderStats",
     "EndpointEncoder",
     "EndpointStats",
     "ModelSpec",
+    "SentenceModel",
     "available_devices",
+    "backend_names",
     "batch_order",
     "build_encoder",
     "bundled_model_path",
@@ -76,9 +97,11 @@ __all__ = [
     "endpoint_spec",
     "field_name_for",
     "folder_revision",
+    "get_backend",
     "is_endpoint_model",
     "known_models",
     "l2_normalize",
+    "resolve_backend",
     "resolve_model",
     "select_device",
     "spec_key",

@@ -1,7 +1,11 @@
 """A content-addressed on-disk cache of embeddings (SQLite in WAL mode).
 
 Keys are ``sha256(model_id, revision, prompt, text)`` (plus the normalisation
-flag), so a vector is reused exactly when it would come out the same. Each
+flag, and the backend and precision when they are not the torch fp32
+reference), so a vector is reused exactly when it would come out the same, and
+vectors from different numerics (int8 ONNX, fp16 on a GPU) never mix. Keys of
+the reference numerics are the ones this cache has always used, so caches made
+before backends existed stay valid. Each
 ``put_many`` is one transaction: after a crash every committed batch is there
 and nothing half-written is. WAL lets any number of readers (threads or
 processes) read while one writes.
@@ -31,10 +35,18 @@ def default_embedding_cache_dir() -> Path:
     return default_cache_dir() / "embeddings"
 
 
-def cache_key(model_id: str, revision: str, prompt: str, text: str, *, normalize: bool = True) -> str:
-    """Hex sha256 of the length-prefixed parts (so no two different tuples collide by concatenation)."""
+def cache_key(
+    model_id: str, revision: str, prompt: str, text: str, *, normalize: bool = True, numerics: str = ""
+) -> str:
+    """Hex sha256 of the length-prefixed parts (so no two different tuples collide by concatenation).
+
+    ``numerics`` is ``backend/precision``, empty for the reference (torch fp32).
+    """
     digest = hashlib.sha256()
-    for part in ("r2med-embedding-v1", model_id, revision, "norm" if normalize else "raw", prompt, text):
+    parts = ["r2med-embedding-v1", model_id, revision, "norm" if normalize else "raw"]
+    if numerics:
+        parts.append(f"numerics={numerics}")
+    for part in (*parts, prompt, text):
         data = part.encode("utf-8")
         digest.update(len(data).to_bytes(8, "little"))
         digest.update(data)
@@ -43,7 +55,8 @@ def cache_key(model_id: str, revision: str, prompt: str, text: str, *, normalize
 
 def spec_key(spec: ModelSpec, prompt: str, text: str) -> str:
     """:func:`cache_key` for a model spec."""
-    return cache_key(spec.model_id, spec.revision, prompt, text, normalize=spec.normalize)
+    numerics = "" if spec.is_reference_numerics else spec.numerics
+    return cache_key(spec.model_id, spec.revision, prompt, text, normalize=spec.normalize, numerics=numerics)
 
 
 class EmbeddingCache:

@@ -1,20 +1,19 @@
-"""A lazily loaded sentence-transformers encoder with length-sorted batches."""
+"""A lazily loaded sentence-embedding encoder with length-sorted batches, on a pluggable backend."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
 import numpy as np
 
 from indexer._exceptions import EmbeddingError
-from indexer.embed._device import select_device
+from indexer.embed._backend import DEFAULT_BATCH_SIZE, EmbeddingBackend, SentenceModel, resolve_backend
 from indexer.embed._models import ModelSpec
 
-DEFAULT_BATCH_SIZE = 32
+__all__ = ["DEFAULT_BATCH_SIZE", "Encoder", "EncoderStats", "batch_order", "l2_normalize"]
 
 
 @dataclass
@@ -25,21 +24,6 @@ class EncoderStats:
     texts_encoded: int = 0
     seconds: float = 0.0  # time spent encoding, model loading excluded
     load_seconds: float = 0.0
-
-
-def _quietly(load: Callable[[], Any]) -> Any:
-    """Run ``load`` with transformers' own tqdm bars off (they garble our rich progress bar)."""
-    try:
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover - sentence-transformers depends on transformers
-        return load()
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        return load()
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()
 
 
 def l2_normalize(vectors: np.ndarray) -> np.ndarray:
@@ -57,11 +41,18 @@ def batch_order(lengths: Sequence[int] | np.ndarray, *, sort_by_length: bool) ->
 
 
 class Encoder:
-    """Encodes texts with one :class:`ModelSpec`, loading the model on first use.
+    """Encodes texts with one :class:`ModelSpec` on one backend, loading the model on first use.
+
+    ``backend`` is a registered backend name (``torch``, ``onnx``, ``onnx-int8``,
+    ``openvino``) or ``auto``; a backend whose packages are missing fails here,
+    before any work, naming the pip extra. :attr:`spec` is the given spec with
+    the backend and the precision it runs at on the chosen device filled in, so
+    the cache key, the index ``_meta`` and the run manifest all carry them.
 
     Each batch is one model call. With ``sort_by_length`` (the default) texts
     are grouped by token length so a batch pads little; results always come
-    back in input order.
+    back in input order. Without ``batch_size`` the backend chooses (32 on a
+    CPU; sized to free memory on a GPU).
     """
 
     def __init__(
@@ -69,19 +60,24 @@ class Encoder:
         spec: ModelSpec,
         *,
         device: str | None = None,
-        batch_size: int = DEFAULT_BATCH_SIZE,
+        batch_size: int | None = None,
         sort_by_length: bool = True,
+        backend: str | None = "torch",
+        models_dir: Path | None = None,
     ) -> None:
-        if batch_size <= 0:
+        if batch_size is not None and batch_size <= 0:
             raise EmbeddingError(f"batch size must be positive, found {batch_size}")
-        self.spec = spec
+        self.backend: EmbeddingBackend = resolve_backend(backend, device)
+        self.base_spec = spec
         self.requested_device = device
-        self.batch_size = batch_size
+        self.requested_batch_size = batch_size
         self.sort_by_length = sort_by_length
+        self.models_dir = models_dir
         self.stats = EncoderStats()
-        self._model: Any = None
+        self._model: SentenceModel | None = None
         self._device: str | None = None
-        self._dims: int | None = None
+        self._spec: ModelSpec | None = None
+        self._auto_batch_size: int | None = None
 
     @property
     def loaded(self) -> bool:
@@ -91,56 +87,44 @@ class Encoder:
     def device(self) -> str:
         """The device the model runs on (loads nothing; resolves the choice)."""
         if self._device is None:
-            self._device = select_device(self.requested_device)
+            self._device = self.backend.select_device(self.requested_device)
         return self._device
+
+    @property
+    def spec(self) -> ModelSpec:
+        """The model spec with this encoder's backend and precision (loads nothing)."""
+        if self._spec is None:
+            self._spec = self.base_spec.with_numerics(self.backend.name, self.backend.precision(self.device))
+        return self._spec
+
+    @property
+    def batch_size(self) -> int:
+        """Texts per model call: as given, else the backend's choice once the model is loaded."""
+        return self.requested_batch_size or self._auto_batch_size or DEFAULT_BATCH_SIZE
 
     @property
     def dims(self) -> int:
         """Vector dimensions, as reported by the loaded model."""
-        if self._dims is None:
-            self.load()
-        assert self._dims is not None
-        return self._dims
+        return self.load().dims
 
     @property
     def max_seq_length(self) -> int:
         return int(self.load().max_seq_length)
 
-    def load(self) -> Any:
-        """Load the model now (idempotent) and return the ``SentenceTransformer``."""
+    def load(self) -> SentenceModel:
+        """Load the model now (idempotent; exports it first for ONNX and OpenVINO) and return it."""
         if self._model is not None:
             return self._model
-        spec = self.spec
-        local = spec.is_local
-        if local:
-            # The weights are on disk; never try the hub (it is unreachable here anyway).
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        device = self.device
+        spec, device = self.spec, self.device
         started = time.perf_counter()
-        try:
-            from sentence_transformers import SentenceTransformer
-
-            kwargs: dict[str, Any] = {"device": device}
-            if local:
-                kwargs["local_files_only"] = True
-            else:
-                kwargs["revision"] = spec.revision
-            model = _quietly(lambda: SentenceTransformer(spec.path_or_name, **kwargs))
-        except Exception as exc:
+        model = self.backend.load(spec, device, self.models_dir)
+        if spec.dims is not None and int(model.dims) != spec.dims:
             raise EmbeddingError(
-                f"could not load embedding model {spec.model_id!r} from {spec.path_or_name!r} on {device}"
-            ) from exc
-        get_dims = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        dims = get_dims()
-        if dims is None:
-            raise EmbeddingError(f"model {spec.model_id!r} does not report its embedding dimensions")
-        if spec.dims is not None and int(dims) != spec.dims:
-            raise EmbeddingError(
-                f"model {spec.model_id!r} produces {dims}-dimensional vectors, expected {spec.dims}"
+                f"model {spec.model_id!r} produces {model.dims}-dimensional vectors, expected {spec.dims}"
             )
+        self._auto_batch_size = self.backend.batch_size(model, device)
         self.stats.load_seconds += time.perf_counter() - started
-        self._model, self._dims = model, int(dims)
+        self._model = model
         return model
 
     def text_lengths(self, texts: Sequence[str]) -> np.ndarray:
@@ -170,11 +154,11 @@ class Encoder:
 
         ``on_batch`` is called with the size of each batch once it is encoded.
         """
+        model = self.load()
         size = batch_size or self.batch_size
         if size <= 0:
             raise EmbeddingError(f"batch size must be positive, found {size}")
-        model = self.load()
-        dims = self.dims
+        dims = model.dims
         out = np.empty((len(texts), dims), dtype=np.float32)
         order = batch_order(
             self.text_lengths(texts) if self.sort_by_length else [0] * len(texts),
@@ -185,14 +169,7 @@ class Encoder:
             index = order[start : start + size]
             batch = [texts[i] for i in index]
             try:
-                vectors = model.encode(
-                    batch,
-                    prompt=prompt or None,
-                    batch_size=len(batch),
-                    convert_to_numpy=True,
-                    normalize_embeddings=False,
-                    show_progress_bar=False,
-                )
+                vectors = model.encode_batch(batch, prompt)
             except Exception as exc:
                 raise EmbeddingError(
                     f"model {self.spec.model_id!r} failed to encode a batch of {len(batch)} texts"

