@@ -14,18 +14,25 @@ from pathlib import Path
 from harness.rerank._base import DEFAULT_DEPTH, Reranker, RerankSpec
 from harness.rerank._bi import BiEncoderReranker
 from harness.rerank._cross import CrossEncoderReranker, is_cross_encoder
-from indexer import resolve_model
+from indexer import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
 
-RERANKERS: dict[str, Callable[[str], Reranker]] = {
-    "bi": lambda model: BiEncoderReranker(resolve_model(model)),
-    "cross": CrossEncoderReranker,
+#: builds a cached embedder for a model name, with the run's endpoint and embedding backend
+EmbedderFactory = Callable[[str], CachedEmbedder]
+
+RERANKERS: dict[str, Callable[[str, EmbedderFactory], Reranker]] = {
+    "bi": lambda model, embedder: BiEncoderReranker(embedder(model)),
+    "cross": lambda model, _: CrossEncoderReranker(model),
 }
 
 
-def make_reranker(spec: RerankSpec) -> Reranker:
+def _default_embedder(model: str) -> CachedEmbedder:
+    return CachedEmbedder(Encoder(resolve_model(model)), EmbeddingCache())
+
+
+def make_reranker(spec: RerankSpec, embedder: EmbedderFactory = _default_embedder) -> Reranker:
     """The reranker a parsed ``--rerank`` names (the kind given, or decided by what the model is)."""
     kind = spec.kind or ("cross" if is_cross_encoder(Path(spec.model).expanduser()) else "bi")
-    return RERANKERS[kind](spec.model)
+    return RERANKERS[kind](spec.model, embedder)
 
 
 __all__ = [

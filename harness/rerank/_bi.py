@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from harness.rerank._base import check_texts
-from indexer import CachedEmbedder, EmbeddingCache, Encoder, ModelSpec
+from indexer import CachedEmbedder
 
 
 class BiEncoderReranker:
@@ -15,8 +15,8 @@ class BiEncoderReranker:
 
     kind = "bi"
 
-    def __init__(self, spec: ModelSpec, cache: EmbeddingCache | None = None) -> None:
-        self.embedder = CachedEmbedder(Encoder(spec), cache if cache is not None else EmbeddingCache())
+    def __init__(self, embedder: CachedEmbedder) -> None:
+        self.embedder = embedder
 
     @property
     def identity(self) -> dict[str, str]:

@@ -34,16 +34,21 @@ from indexer import (
 )
 
 
+def embedder_for(model: str, config: RunConfig, query_prompt: str | None = None) -> CachedEmbedder:
+    """A cached embedder for ``model`` with the run's endpoint and embedding backend."""
+    spec = resolve_model(model, query_prompt=query_prompt)
+    cache = EmbeddingCache()
+    endpoint = endpoint_for([model], config.base_url, config.api_key_env)
+    return CachedEmbedder(
+        build_encoder(spec, endpoint=endpoint, cache=cache, backend=config.embed_backend), cache
+    )
+
+
 def _embedder(config: RunConfig, caps: Capabilities) -> CachedEmbedder | None:
     arms, _ = mode_arms(config.mode, caps)
     if not needs_vectors(arms):
         return None
-    spec = resolve_model(config.model, query_prompt=config.query_prompt)
-    cache = EmbeddingCache()
-    endpoint = endpoint_for([config.model], config.base_url, config.api_key_env)
-    return CachedEmbedder(
-        build_encoder(spec, endpoint=endpoint, cache=cache, backend=config.embed_backend), cache
-    )
+    return embedder_for(config.model, config, config.query_prompt)
 
 
 def check_resume(plan: RunPlan, console: Console) -> None:
@@ -75,7 +80,7 @@ def run(
     caps = probe(client)
     embedder = _embedder(config, caps)
     spec = config.rerank_spec
-    reranker = make_reranker(spec) if spec is not None else None
+    reranker = make_reranker(spec, lambda model: embedder_for(model, config)) if spec is not None else None
     plan = plan_run(
         config, caps, embedder.spec if embedder else None, reranker.identity if reranker else None
     )
