@@ -123,6 +123,9 @@ def test_known_pooling_applies_to_a_plain_transformers_folder(hub_cache: Path, t
         for text, vector in zip(TEXTS, got, strict=True):
             hidden = model(**tokenizer([text], return_tensors="pt")).last_hidden_state[0, -1].numpy()
             np.testing.assert_allclose(vector, hidden / np.linalg.norm(hidden), atol=1e-5)
+    # the ONNX pipeline pools the same way (the default reaches read_pipeline, not only sentence-transformers)
+    exported = Encoder(spec, backend="onnx", sort_by_length=False, models_dir=tmp_path / "onnx")
+    np.testing.assert_allclose(exported.encode_documents(TEXTS), got, atol=1e-4)
     mean = Encoder(resolve_model(plain), device="cpu", sort_by_length=False).encode_documents(TEXTS)
     assert resolve_model(plain).pooling is None  # a local folder: sentence-transformers' own default (mean)
     assert float(np.dot(mean[0], got[0])) < 0.99
