@@ -23,8 +23,9 @@ from pathlib import Path
 from indexer._exceptions import EmbeddingError
 
 DEFAULT_REVISION = "main"
-#: what resolving a model online fetches: its settings, never its weights
+#: what resolving a model online fetches: its settings (and any code of its own, to be read), never its weights
 CONFIG_FILES = [
+    "*.py",
     "modules.json",
     "config.json",
     "config_sentence_transformers.json",
