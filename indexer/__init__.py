@@ -85,6 +85,7 @@ from indexer.data import (
 from indexer.embed import (
     DEFAULT_EMBED_BACKEND,
     DEFAULT_MODEL,
+    TRUST_FLAG,
     CachedEmbedder,
     EmbeddingCache,
     Encoder,
@@ -98,6 +99,7 @@ from indexer.embed import (
     folder_revision,
     is_endpoint_model,
     known_models,
+    remote_code_models,
     resolve_model,
 )
 from indexer.engines import ENGINES, get_engine
@@ -121,6 +123,7 @@ __all__ = [
     "OPENSEARCH_VERSION",
     "PINNED_REVISIONS",
     "R2MED_NAMES",
+    "TRUST_FLAG",
     "VECTOR_INDEX_TYPES",
     "Backend",
     "BulkIndexError",
@@ -213,6 +216,7 @@ __all__ = [
     "read_json",
     "read_judgments",
     "recorded_engine",
+    "remote_code_models",
     "resolve_deletion",
     "resolve_model",
     "resolve_specs",

@@ -9,7 +9,14 @@ from elastic_transport import TransportError
 from rich.table import Table
 
 from harness.cli._common import console, with_connection
-from harness.cli._embedding import DEFAULT_EMBED_BACKEND, EmbedBackendOpt
+from harness.cli._embedding import (
+    DEFAULT_EMBED_BACKEND,
+    MODEL_HELP,
+    DocumentPromptOpt,
+    EmbedBackendOpt,
+    QueryPromptOpt,
+    TrustRemoteCodeOpt,
+)
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
 from indexer import (
     VECTOR_INDEX_TYPES,
@@ -38,7 +45,7 @@ ModelOpt = Annotated[
     typer.Option(
         "--model",
         "-m",
-        help="Embedding model name, local folder, or openai:MODEL (an endpoint); repeat for several (default minilm).",
+        help=f"{MODEL_HELP} Repeat for several (default minilm).",
     ),
 ]
 NoVectorsOpt = Annotated[bool, typer.Option("--no-vectors", help="Index the BM25 text side only.")]
@@ -51,6 +58,9 @@ def make_embedders(
     base_url: str | None = None,
     api_key_env: str | None = None,
     backend: str = DEFAULT_EMBED_BACKEND,
+    query_prompt: str | None = None,
+    document_prompt: str | None = None,
+    trust_remote_code: bool = False,
 ) -> list[CachedEmbedder]:
     if no_vectors:
         if models:
@@ -59,11 +69,15 @@ def make_embedders(
     names = models or ["minilm"]
     endpoint = endpoint_for(names, base_url, api_key_env)
     cache = EmbeddingCache()
-    return [
-        CachedEmbedder(
-            build_encoder(resolve_model(n), endpoint=endpoint, cache=cache, backend=backend), cache
+    specs = [
+        resolve_model(
+            n, query_prompt=query_prompt, document_prompt=document_prompt, trust_remote_code=trust_remote_code
         )
         for n in names
+    ]
+    return [
+        CachedEmbedder(build_encoder(spec, endpoint=endpoint, cache=cache, backend=backend), cache)
+        for spec in specs
     ]
 
 
@@ -85,6 +99,9 @@ def index(
         typer.Option("--dataset", "-d", help="sample, r2med, r2med/<Name> or a folder; repeatable."),
     ],
     model: ModelOpt = None,
+    query_prompt: QueryPromptOpt = None,
+    document_prompt: DocumentPromptOpt = None,
+    trust_remote_code: TrustRemoteCodeOpt = False,
     embed_backend: EmbedBackendOpt = DEFAULT_EMBED_BACKEND,
     no_vectors: NoVectorsOpt = False,
     base_url: BaseUrlOpt = None,
@@ -126,7 +143,14 @@ def index(
         max_retries=max_retries,
     )
     embedders = make_embedders(
-        model, no_vectors=no_vectors, base_url=base_url, api_key_env=api_key_env, backend=embed_backend
+        model,
+        no_vectors=no_vectors,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        backend=embed_backend,
+        query_prompt=query_prompt,
+        document_prompt=document_prompt,
+        trust_remote_code=trust_remote_code,
     )
     client = connect(settings)
     for spec in [s for d in dataset for s in resolve_specs(d)]:

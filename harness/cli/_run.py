@@ -11,7 +11,14 @@ from rich.console import Console
 from harness._compare import compare_runs
 from harness._search import SearchOptions
 from harness.cli._common import console, with_connection
-from harness.cli._embedding import DEFAULT_EMBED_BACKEND, EmbedBackendOpt
+from harness.cli._embedding import (
+    DEFAULT_EMBED_BACKEND,
+    MODEL_HELP,
+    DocumentPromptOpt,
+    EmbedBackendOpt,
+    QueryPromptOpt,
+    TrustRemoteCodeOpt,
+)
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
 from harness.eval import STAT_TESTS
 from harness.inspect import arm_table, print_table, significance_table
@@ -33,13 +40,10 @@ DatasetOpt = Annotated[
 SplitOpt = Annotated[
     str | None, _opt("--split", help="Evaluation split for BEIR-style datasets (default test).")
 ]
-ModelOpt = Annotated[
-    str, _opt("--model", "-m", help="Embedding model name, local folder, or openai:MODEL (an endpoint).")
-]
+ModelOpt = Annotated[str, _opt("--model", "-m", help=MODEL_HELP)]
 RevisionOpt = Annotated[
     str | None, _opt("--revision", help="Hub revision for r2med datasets (default: the pinned commit).")
 ]
-QueryPromptOpt = Annotated[str | None, _opt("--query-prompt", help="Override the model's query prompt.")]
 FusionOpt = Annotated[
     str, _opt("--fusion", help="rrf[:k=60] | combsum|combmnz|wsum[:norm=min-max|zmuv|max,weights=a/b].")
 ]
@@ -85,6 +89,8 @@ def run_command(
     revision: RevisionOpt = None,
     embed_backend: EmbedBackendOpt = DEFAULT_EMBED_BACKEND,
     query_prompt: QueryPromptOpt = None,
+    document_prompt: DocumentPromptOpt = None,
+    trust_remote_code: TrustRemoteCodeOpt = False,
     fusion: FusionOpt = "rrf",
     tune_on: TuneOnOpt = None,
     expansion: ExpansionOpt = None,
@@ -117,6 +123,8 @@ def run_command(
         base_url=base_url,
         api_key_env=api_key_env,
         query_prompt=query_prompt,
+        document_prompt=document_prompt,
+        trust_remote_code=trust_remote_code,
         embed_backend=embed_backend,
         fusion=fusion,
         tune_on=tune_on,

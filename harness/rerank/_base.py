@@ -52,7 +52,8 @@ class RerankSpec:
             n = int(depth) if depth else DEFAULT_DEPTH
         except ValueError:
             raise ConfigError(
-                f"expected a number of documents after @ in --rerank, found {depth!r}"
+                f"expected a number of documents after the last @ in --rerank, found {depth!r} (a hub "
+                "model's revision goes before the depth: MODEL@REVISION@DEPTH)"
             ) from None
         if not 1 <= n <= 1000:
             raise ConfigError(f"expected a rerank depth between 1 and 1000, found {n}")

@@ -107,6 +107,9 @@ class ModelInfo:
     document_prompt: str = ""
     backend: str = "torch"  # what computed the vectors (--embed-backend) and at which precision
     precision: str = "fp32"
+    pooling: str | None = None  # set when the folder named none and the harness's default applied
+    similarity: str = "cosine"  # the model's declared similarity (vectors are unit length either way)
+    trust_remote_code: bool = False  # the model's own Python code ran (--trust-remote-code)
 
     @property
     def label(self) -> str:

@@ -72,6 +72,9 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
             spec.document_prompt,
             spec.backend,
             spec.precision,
+            pooling=spec.pooling,
+            similarity=spec.similarity,
+            trust_remote_code=spec.trust_remote_code,
         )
         if spec is not None
         else None,

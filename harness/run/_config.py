@@ -51,6 +51,8 @@ class RunConfig:
     base_url: str | None = None  # OpenAI-compatible endpoint for openai:MODEL embeddings
     api_key_env: str | None = None  # the variable holding its key (never the key itself)
     query_prompt: str | None = None
+    document_prompt: str | None = None
+    trust_remote_code: bool = False  # let a model's own Python code run (--trust-remote-code)
     embed_backend: str = DEFAULT_EMBED_BACKEND
     fusion: FusionSpec | str = "rrf"
     tune_on: str | None = None
@@ -136,6 +138,8 @@ class RunConfig:
             "search",
             "model",
             "query_prompt",
+            "document_prompt",
+            "trust_remote_code",  # lets a model load; what it computes is in the model identity
             "embed_backend",  # the model identity carries the numerics it resolves to
             "rerank",
             "revision",

@@ -158,6 +158,8 @@ def plan_run(
     if model is not None:
         # id, revision (+ backend and precision off the torch fp32 reference, so old runs keep their hash)
         identity["model"] = {**model.identity(), "query_prompt": model.query_prompt}
+        if model.document_prompt:  # it builds another index (empty: the hash runs made before had)
+            identity["model"]["document_prompt"] = model.document_prompt
     if reranker is not None and config.rerank_spec is not None:
         identity["rerank"] = {**reranker, "depth": config.rerank_spec.depth}
     config_hash = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]

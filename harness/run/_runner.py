@@ -34,9 +34,16 @@ from indexer import (
 )
 
 
-def embedder_for(model: str, config: RunConfig, query_prompt: str | None = None) -> CachedEmbedder:
-    """A cached embedder for ``model`` with the run's endpoint and embedding backend."""
-    spec = resolve_model(model, query_prompt=query_prompt)
+def embedder_for(
+    model: str, config: RunConfig, query_prompt: str | None = None, document_prompt: str | None = None
+) -> CachedEmbedder:
+    """A cached embedder for ``model`` with the run's endpoint, embedding backend and remote-code consent."""
+    spec = resolve_model(
+        model,
+        query_prompt=query_prompt,
+        document_prompt=document_prompt,
+        trust_remote_code=config.trust_remote_code,
+    )
     cache = EmbeddingCache()
     endpoint = endpoint_for([model], config.base_url, config.api_key_env)
     return CachedEmbedder(
@@ -48,7 +55,7 @@ def _embedder(config: RunConfig, caps: Capabilities) -> CachedEmbedder | None:
     arms, _ = mode_arms(config.mode, caps)
     if not needs_vectors(arms):
         return None
-    return embedder_for(config.model, config, config.query_prompt)
+    return embedder_for(config.model, config, config.query_prompt, config.document_prompt)
 
 
 def check_resume(plan: RunPlan, console: Console) -> None:

@@ -2,6 +2,8 @@
 streaming cached embedder the index builder uses.
 
     spec = resolve_model("minilm")                     # the bundled all-MiniLM-L6-v2
+    spec = resolve_model("BAAI/bge-small-en-v1.5@main")  # any hub id (offline: from the local HF cache)
+    spec = resolve_model("/models/mine")               # any local folder (revision: a hash of its files)
     embedder = CachedEmbedder(Encoder(spec), EmbeddingCache())
     for ids, vectors in embedder.embed_documents(pairs, progress=True):
         ...                                            # vectors: float32 (len(ids), dims), unit length
@@ -44,21 +46,25 @@ from indexer.embed._endpoint import (
     endpoint_spec,
     is_endpoint_model,
 )
-from indexer.embed._models import (
+from indexer.embed._folder import folder_revision
+from indexer.embed._hub import hub_cache_dir
+from indexer.embed._known import (
     BGE_QUERY_PROMPT,
-    DEFAULT_MODEL,
     E5_DOCUMENT_PROMPT,
     E5_QUERY_PROMPT,
     INSTRUCT_QUERY_PROMPT,
+    KNOWN_MODELS,
+    KnownModel,
+    remote_code_models,
+)
+from indexer.embed._models import (
     REFERENCE_BACKEND,
     REFERENCE_PRECISION,
     ModelSpec,
     bundled_model_path,
     field_name_for,
-    folder_revision,
-    known_models,
-    resolve_model,
 )
+from indexer.embed._resolve import DEFAULT_MODEL, TRUST_FLAG, known_models, resolve_model
 
 __all__ = [
     "AUTO_ORDER",
@@ -71,8 +77,10 @@ __all__ = [
     "E5_DOCUMENT_PROMPT",
     "E5_QUERY_PROMPT",
     "INSTRUCT_QUERY_PROMPT",
+    "KNOWN_MODELS",
     "REFERENCE_BACKEND",
     "REFERENCE_PRECISION",
+    "TRUST_FLAG",
     "CachedEmbedder",
     "EmbedStats",
     "EmbeddingBackend",
@@ -81,6 +89,7 @@ __all__ = [
     "EncoderStats",
     "EndpointEncoder",
     "EndpointStats",
+    "KnownModel",
     "ModelSpec",
     "SentenceModel",
     "available_devices",
@@ -98,9 +107,11 @@ __all__ = [
     "field_name_for",
     "folder_revision",
     "get_backend",
+    "hub_cache_dir",
     "is_endpoint_model",
     "known_models",
     "l2_normalize",
+    "remote_code_models",
     "resolve_backend",
     "resolve_model",
     "select_device",

@@ -1,12 +1,13 @@
 """A content-addressed on-disk cache of embeddings (SQLite in WAL mode).
 
 Keys are ``sha256(model_id, revision, prompt, text)`` (plus the normalisation
-flag, and the backend and precision when they are not the torch fp32
-reference), so a vector is reused exactly when it would come out the same, and
+flag, the backend and precision when they are not the torch fp32 reference, and
+the pooling when it is not the model folder's own), so a vector is reused exactly
+when it would come out the same (the revision is a hub commit or a hash of a
+local folder's files, so new weights under the same name never hit), and
 vectors from different numerics (int8 ONNX, fp16 on a GPU) never mix. Keys of
 the reference numerics are the ones this cache has always used, so caches made
-before backends existed stay valid. Each
-``put_many`` is one transaction: after a crash every committed batch is there
+before backends existed stay valid. Each ``put_many`` is one transaction: after a crash every committed batch is there
 and nothing half-written is. WAL lets any number of readers (threads or
 processes) read while one writes.
 """
@@ -36,16 +37,26 @@ def default_embedding_cache_dir() -> Path:
 
 
 def cache_key(
-    model_id: str, revision: str, prompt: str, text: str, *, normalize: bool = True, numerics: str = ""
+    model_id: str,
+    revision: str,
+    prompt: str,
+    text: str,
+    *,
+    normalize: bool = True,
+    numerics: str = "",
+    pooling: str | None = None,
 ) -> str:
     """Hex sha256 of the length-prefixed parts (so no two different tuples collide by concatenation).
 
-    ``numerics`` is ``backend/precision``, empty for the reference (torch fp32).
+    ``numerics`` is ``backend/precision``, empty for the reference (torch fp32); ``pooling`` is set only
+    when it is not the model folder's own.
     """
     digest = hashlib.sha256()
     parts = ["r2med-embedding-v1", model_id, revision, "norm" if normalize else "raw"]
     if numerics:
         parts.append(f"numerics={numerics}")
+    if pooling is not None:
+        parts.append(f"pooling={pooling}")
     for part in (*parts, prompt, text):
         data = part.encode("utf-8")
         digest.update(len(data).to_bytes(8, "little"))
@@ -56,7 +67,15 @@ def cache_key(
 def spec_key(spec: ModelSpec, prompt: str, text: str) -> str:
     """:func:`cache_key` for a model spec."""
     numerics = "" if spec.is_reference_numerics else spec.numerics
-    return cache_key(spec.model_id, spec.revision, prompt, text, normalize=spec.normalize, numerics=numerics)
+    return cache_key(
+        spec.model_id,
+        spec.revision,
+        prompt,
+        text,
+        normalize=spec.normalize,
+        numerics=numerics,
+        pooling=spec.pooling,
+    )
 
 
 class EmbeddingCache:

@@ -38,7 +38,9 @@ class _OnnxRuntimeBackend(EmbeddingBackend):
     def load(self, spec: ModelSpec, device: str, models_dir: Path | None) -> SentenceModel:
         import onnxruntime as ort
 
-        pipeline = read_pipeline(model_folder(spec))  # refuses unsupported modules before any export
+        pipeline = read_pipeline(
+            model_folder(spec), spec.pooling
+        )  # refuses unsupported modules before any export
         path = ensure_onnx(spec, self.artifact, models_dir)
         options = ort.SessionOptions()
         options.log_severity_level = 3  # warnings about unused initializers are noise here

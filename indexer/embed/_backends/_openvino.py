@@ -47,7 +47,7 @@ class OpenVinoBackend(EmbeddingBackend):
         return _PRECISIONS.get(name, "fp32")
 
     def load(self, spec: ModelSpec, device: str, models_dir: Path | None) -> SentenceModel:
-        pipeline = read_pipeline(model_folder(spec))
+        pipeline = read_pipeline(model_folder(spec), spec.pooling)
         path = ensure_onnx(spec, "plain", models_dir)
         precision = self.precision(device)
         try:

@@ -93,7 +93,15 @@ def cpu_threads() -> int:
 
 
 def model_folder(spec: ModelSpec) -> Path:
-    """The local folder of ``spec``'s files (a hub model is looked up in, or fetched to, the HF cache)."""
+    """The local folder of ``spec``'s files (a hub model is looked up in, or fetched to, the HF cache).
+
+    A model with code of its own is refused: exports go through transformers' stock classes.
+    """
+    if spec.trust_remote_code:
+        raise EmbeddingError(
+            f"model {spec.model_id!r} runs code of its own (trust_remote_code), which the ONNX and OpenVINO "
+            "exports cannot trace; use --embed-backend torch for it"
+        )
     if spec.is_local:
         return Path(spec.path_or_name)
     try:
@@ -134,10 +142,16 @@ def _pooling_mode(config: Mapping[str, Any], path: Path) -> str:
     return mode
 
 
-def read_pipeline(folder: Path) -> Pipeline:
-    """The pipeline a sentence-transformers folder declares (a plain Hugging Face folder: mean pooling)."""
+def read_pipeline(folder: Path, default_pooling: str | None = None) -> Pipeline:
+    """The pipeline a sentence-transformers folder declares (a plain Hugging Face folder: ``default_pooling``,
+    else mean pooling, as sentence-transformers does)."""
     modules_file = folder / "modules.json"
-    pooling = "mean"
+    pooling = default_pooling or "mean"
+    if pooling not in POOLINGS:
+        raise EmbeddingError(
+            f"pooling {pooling!r} is not supported outside torch (supported: {', '.join(POOLINGS)}); "
+            "use --embed-backend torch"
+        )
     if modules_file.is_file():
         modules = json.loads(modules_file.read_text(encoding="utf-8"))
         for module in modules:

@@ -81,7 +81,7 @@ class TorchModel:
     def encode_batch(self, texts: Sequence[str], prompt: str) -> np.ndarray:
         vectors = self.model.encode(
             list(texts),
-            prompt=prompt or None,
+            prompt=prompt,  # "" too: None would apply the folder's default_prompt_name, unrecorded
             batch_size=len(texts),
             convert_to_numpy=True,
             normalize_embeddings=False,
@@ -132,14 +132,7 @@ class TorchBackend(EmbeddingBackend):
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
-            from sentence_transformers import SentenceTransformer
-
-            kwargs: dict[str, Any] = {"device": device}
-            if spec.is_local:
-                kwargs["local_files_only"] = True
-            else:
-                kwargs["revision"] = spec.revision
-            model = quietly(lambda: SentenceTransformer(spec.path_or_name, **kwargs))
+            model = quietly(lambda: _sentence_transformer(spec, device))
             if self.precision(device) == "fp16":
                 model.half()
         except Exception as exc:
@@ -151,3 +144,28 @@ class TorchBackend(EmbeddingBackend):
         if dims is None:
             raise EmbeddingError(f"model {spec.model_id!r} does not report its embedding dimensions")
         return TorchModel(model, int(dims))
+
+
+def _sentence_transformer(spec: ModelSpec, device: str) -> Any:
+    """``spec``'s model; a folder without modules.json gets ``spec.pooling`` instead of the mean default."""
+    from sentence_transformers import SentenceTransformer
+
+    kwargs: dict[str, Any] = {"device": device, "trust_remote_code": spec.trust_remote_code}
+    if spec.is_local:
+        kwargs["local_files_only"] = True
+    else:
+        kwargs["revision"] = spec.revision
+    model = SentenceTransformer(spec.path_or_name, **kwargs)
+    if spec.pooling is None:
+        return model
+    try:
+        from sentence_transformers.sentence_transformer.modules import Pooling
+    except ImportError:  # sentence-transformers before 6
+        from sentence_transformers.models import Pooling  # type: ignore[no-redef]
+    get_dims = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    dims = get_dims()  # of the mean pooling: the transformer's hidden size
+    if dims is None:
+        raise EmbeddingError(f"model {spec.model_id!r} does not report its hidden size")
+    return SentenceTransformer(
+        modules=[model[0], Pooling(int(dims), pooling_mode=spec.pooling)], device=device
+    )

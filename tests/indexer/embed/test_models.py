@@ -13,12 +13,15 @@ from indexer.embed import (
     E5_DOCUMENT_PROMPT,
     E5_QUERY_PROMPT,
     INSTRUCT_QUERY_PROMPT,
+    KNOWN_MODELS,
     ModelSpec,
     bundled_model_path,
     field_name_for,
     known_models,
+    remote_code_models,
     resolve_model,
 )
+from indexer.embed._known import find_known
 
 
 def test_default_is_the_bundled_minilm_loaded_by_path() -> None:
@@ -45,50 +48,54 @@ def test_the_bundled_folder_given_by_path_is_the_registry_model() -> None:
     assert resolve_model(str(bundled_model_path())) == resolve_model("minilm")
 
 
-def test_registry_prompts_for_e5_bge_and_instruction_models() -> None:
-    e5 = resolve_model("e5-small-v2")
-    assert (
-        (e5.query_prompt, e5.document_prompt)
-        == (E5_QUERY_PROMPT, E5_DOCUMENT_PROMPT)
-        == ("query: ", "passage: ")
-    )
-    bge = resolve_model("BAAI/bge-base-en-v1.5")
-    assert bge.query_prompt == BGE_QUERY_PROMPT == "Represent this sentence for searching relevant passages: "
-    assert bge.document_prompt == ""
-    instruct = resolve_model("e5-mistral-7b-instruct")
-    assert instruct.query_prompt == INSTRUCT_QUERY_PROMPT
-    assert instruct.query_prompt.startswith("Instruct: ") and instruct.query_prompt.endswith("\nQuery: ")
-    assert instruct.document_prompt == ""
-    assert not e5.is_local and e5.path_or_name == "intfloat/e5-small-v2"
+def test_short_names_and_their_defaults_are_a_table_not_a_gate() -> None:
+    assert find_known("e5-small-v2") == find_known("intfloat/e5-small-v2")
+    e5 = find_known("e5-small-v2")
+    assert e5 is not None and (e5.query_prompt, e5.document_prompt) == (E5_QUERY_PROMPT, E5_DOCUMENT_PROMPT)
+    bge = find_known("BAAI/bge-base-en-v1.5")
+    assert bge is not None and bge.query_prompt == BGE_QUERY_PROMPT
+    mistral = find_known("e5-mistral")
+    assert mistral is not None and mistral.query_prompt == INSTRUCT_QUERY_PROMPT
+    assert mistral.query_prompt.startswith("Instruct: ") and mistral.query_prompt.endswith("\nQuery: ")
+    assert find_known("no-such-model") is None
+    aliases = [a.lower() for m in KNOWN_MODELS for a in (m.hub_id, *m.aliases)]
+    assert len(set(aliases)) == len(aliases)
 
 
-def test_every_registered_model_has_a_distinct_safe_field_name() -> None:
-    specs = [resolve_model(name) for name in known_models()]
-    names = [s.field_name for s in specs]
-    assert len(set(names)) == len(names)
-    for name in names:
-        assert re.fullmatch(r"vec_[a-z0-9_]+", name), name
+def test_the_models_that_run_their_own_code_are_listed() -> None:
+    needing = {m.hub_id for m in remote_code_models()}
+    assert {"nvidia/NV-Embed-v2", "GritLM/GritLM-7B", "Alibaba-NLP/gte-Qwen2-7B-instruct"} <= needing
+    not_needing = {
+        "intfloat/e5-mistral-7b-instruct",
+        "Salesforce/SFR-Embedding-Mistral",
+        "BMRetriever/BMRetriever-7B",
+    }
+    assert not needing & not_needing
+    assert all(find_known(m) is not None for m in not_needing)
 
 
 def test_prompts_can_be_overridden() -> None:
-    spec = resolve_model("e5-small-v2", query_prompt="search_query: ")
-    assert spec.query_prompt == "search_query: "
-    assert spec.document_prompt == "passage: "
     both = resolve_model("minilm", query_prompt="q: ", document_prompt="d: ")
     assert (both.query_prompt, both.document_prompt) == ("q: ", "d: ")
-    cleared = resolve_model("e5-small-v2", query_prompt="", document_prompt="")
-    assert (cleared.query_prompt, cleared.document_prompt) == ("", "")
+    only_query = resolve_model("minilm", query_prompt="q: ")
+    assert (only_query.query_prompt, only_query.document_prompt) == ("q: ", "")
 
 
-def test_unknown_model_error_lists_known_models(tmp_path: Path) -> None:
+def test_unknown_short_name_offline_names_the_short_names_and_how_to_place_it() -> None:
     with pytest.raises(EmbeddingError) as info:
         resolve_model("no-such-model-xyz")
     message = str(info.value)
-    assert "no-such-model-xyz" in message
-    for name in known_models():
-        assert name in message
-    assert "minilm" in message
-    assert "local model folder" in message
+    assert "no-such-model-xyz" in message and "not in the local Hugging Face cache" in message
+    for aliases in known_models().values():
+        assert aliases[0] in message
+    assert "hf download no-such-model-xyz --revision main" in message
+    assert "--model /path/to/folder" in message
+
+
+def test_a_path_that_is_neither_a_folder_nor_a_hub_id_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingError, match="unknown embedding model") as info:
+        resolve_model(str(tmp_path / "no" / ".." / "folder"))
+    assert "no such folder exists" in str(info.value)
 
 
 def test_a_folder_that_is_not_a_model_is_refused(tmp_path: Path) -> None:
@@ -126,3 +133,10 @@ def test_field_names() -> None:
         ModelSpec(model_id="a/b", path_or_name="a/b", revision="x", field_name="vec.b")
     with pytest.raises(EmbeddingError, match="positive"):
         ModelSpec(model_id="a/b", path_or_name="a/b", revision="x", dims=0)
+
+
+def test_every_known_model_has_a_distinct_safe_field_name() -> None:
+    names = [field_name_for(m.hub_id) for m in KNOWN_MODELS]
+    assert len(set(names)) == len(names)
+    for name in names:
+        assert re.fullmatch(r"vec_[a-z0-9_]+", name), name
