@@ -148,17 +148,19 @@ def run_performance(
 ) -> DatasetOutcome:
     """``outcome`` with its performance phases measured (when the run asks for any)."""
     if wanted(executor.config):
-        backend = open_engine()
 
         def say(line: str) -> None:
             console.print(line, highlight=False, markup=False)
 
-        outcome.performance = measure(executor, outcome, backend, say)
+        outcome.performance = measure(executor, outcome, open_engine, say)
     return outcome
 
 
 def measure(
-    executor: Executor, outcome: DatasetOutcome, backend: Backend, say: Callable[[str], None]
+    executor: Executor,
+    outcome: DatasetOutcome,
+    open_engine: Callable[[], Backend],
+    say: Callable[[str], None],
 ) -> DatasetPerformance:
     """ANN recall of the vector arms, then each arm's load phase, then the sweep (each as configured)."""
     cfg = executor.config
@@ -177,7 +179,7 @@ def measure(
             say(f"{outcome.dataset.name} {name}: ANN recall {perf.ann[name].recall}")
     if cfg.load is not None:
         bodies = _bodies(executor, outcome, inputs)
-        for name, (op, note) in _operations(backend, outcome, inputs, bodies).items():
+        for name, (op, note) in _operations(open_engine(), outcome, inputs, bodies).items():
             say(f"load phase: {outcome.dataset.name} {name} ({op.name}, {cfg.load.describe()})")
             run = run_load(op, cfg.load)
             perf.samples[name] = run
@@ -192,7 +194,7 @@ def measure(
             outcome.dataset.qrels,
         )
         settings = cfg.ann_sweep.resolve(executor.caps)
-        perf.sweep = run_sweep(backend, sweep_inputs, settings, cfg.load or SWEEP_LOAD, say=say)
+        perf.sweep = run_sweep(open_engine(), sweep_inputs, settings, cfg.load or SWEEP_LOAD, say=say)
     return perf
 
 
