@@ -15,7 +15,7 @@ from harness.cli._common import console, with_connection
 from harness.cli._embedding import DEFAULT_EMBED_BACKEND, EmbedBackendOpt
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
 from harness.eval import STAT_TESTS
-from harness.inspect import ann_sweep_table, arm_table, load_table, print_table, significance_table
+from harness.inspect import dataset_tables, print_table, significance_table
 from harness.load import DEFAULT_DURATION_S, DEFAULT_WARMUP_S, MAX_CLIENTS, LoadOptions
 from harness.results import RunResults
 from harness.run import MAX_DEPTH, RunConfig, run
@@ -215,14 +215,8 @@ def _numbers(text: str) -> tuple[int, ...]:
 def print_results(results: RunResults, out: Console) -> None:
     """Every dataset's arm table, its load phase and ANN sweep (when measured), then its paired tests."""
     for name, ds in results.datasets.items():
-        print_table(arm_table(name, ds), out)
-        loads = load_table(name, ds)
-        if loads is not None:
-            print_table(loads, out)
-        if ds.ann_sweep is not None:
-            print_table(ann_sweep_table(name, ds.ann_sweep), out)
-        if ds.significance:
-            print_table(significance_table(name, ds.significance), out)
+        for table in dataset_tables(name, ds):
+            print_table(table, out)
 
 
 def compare(

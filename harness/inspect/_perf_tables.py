@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.inspect._table import Cell, Column, Table
+from harness.inspect._tables import arm_table, significance_table
 from harness.results import AnnSweep, DatasetResult, Distribution
 from indexer import slug
 
@@ -103,3 +104,16 @@ def ann_sweep_table(name: str, sweep: AnnSweep) -> Table:
             "recall-latency frontier (no other point has higher recall at a lower service time p50).",
         ),
     )
+
+
+def dataset_tables(name: str, ds: DatasetResult) -> list[Table]:
+    """What the terminal prints for one dataset: arms, load phase and ANN sweep (when measured), tests."""
+    tables = [arm_table(name, ds)]
+    loads = load_table(name, ds)
+    if loads is not None:
+        tables.append(loads)
+    if ds.ann_sweep is not None:
+        tables.append(ann_sweep_table(name, ds.ann_sweep))
+    if ds.significance:
+        tables.append(significance_table(name, ds.significance))
+    return tables
