@@ -177,18 +177,14 @@ def run_command(
         num_candidates=num_candidates,
         bm25=bm25,
         lexical_field=lexical_field,
-        search=SearchOptions(
-            batch_size=batch_size, concurrency=concurrency, timeout_s=timeout, max_retries=max_retries
-        ),
+        search=SearchOptions(batch_size, concurrency, timeout, max_retries),
         test=test,
         seed=seed,
         output=output,
         records=records,
         records_url=records_url,
         progress=progress,
-        load=LoadOptions(clients, duration, iterations, target_throughput, warmup, load_timeout)
-        if load
-        else None,
+        load=_load(load, clients, duration, iterations, target_throughput, warmup, load_timeout),
         ann_recall=ann_recall,
         ann_sweep=SweepOptions(_names(ann_index_types), _numbers(ann_candidates)) if ann_sweep else None,
     )
@@ -197,6 +193,19 @@ def run_command(
     console.print(
         f"\nrun directory: {run_dir}  (results.json, report.md, per_query.jsonl, runs/, records.jsonl)"
     )
+
+
+def _load(
+    on: bool,
+    clients: int,
+    duration: float | None,
+    iterations: int | None,
+    target: float | None,
+    warmup: float,
+    timeout: float,
+) -> LoadOptions | None:
+    """``--load`` and its options as :class:`LoadOptions` (validated there), or None without ``--load``."""
+    return LoadOptions(clients, duration, iterations, target, warmup, timeout) if on else None
 
 
 def _names(text: str | None) -> tuple[str, ...] | None:
