@@ -353,14 +353,17 @@ class RestBackend(ABC):
         answer = self._call("POST", f"/{_p(index)}/_count", what=f"counting documents in {index}", body=body)
         return int(answer["count"])
 
-    def search(self, index: str, body: Mapping[str, Any], *, timeout_s: float | None = None) -> SearchResult:
+    def search(
+        self, index: str, body: Mapping[str, Any] | bytes, *, timeout_s: float | None = None
+    ) -> SearchResult:
         """One search; with ``timeout_s`` it is sent once (no client retry) and given up after that long,
-        as a load generator needs: a retried request would hide an error and stretch its service time."""
+        as a load generator needs: a retried request would hide an error and stretch its service time.
+        ``body`` may be JSON already encoded (bytes): it is sent as it is."""
         answer = self._call(
             "POST",
             f"/{_p(index)}/_search",
             what=f"searching {index}",
-            body=dict(body),
+            body=body if isinstance(body, bytes) else dict(body),
             timeout_s=timeout_s,
             once=timeout_s is not None,
         )
