@@ -58,7 +58,13 @@ def _bulk_lines(name: str, docs: DocumentVectors, start: int, stop: int) -> byte
     return ("\n".join(out) + "\n").encode()
 
 
-def ensure_index(backend: Backend, name: str, spec: VectorSpec, docs: DocumentVectors, sha: str) -> int:
+#: the ``_meta`` mark ``harness indices list|delete`` knows its indices by (indexer._admin)
+HARNESS_MARK = "r2med-harness"
+
+
+def ensure_index(
+    backend: Backend, name: str, spec: VectorSpec, docs: DocumentVectors, sha: str, dataset: str = ""
+) -> int:
     """The sweep index ``name`` (reused when complete and built from ``sha``); returns its size in bytes."""
     if backend.index_exists(name):
         found = backend.get_mapping(name).meta
@@ -69,7 +75,14 @@ def ensure_index(backend: Backend, name: str, spec: VectorSpec, docs: DocumentVe
         ):
             return _size(backend, name)
         backend.delete_index(name, missing_ok=True)
-    meta: dict[str, Any] = {"vectors_sha256": sha, "index_type": spec.index_type, "complete": False}
+    meta: dict[str, Any] = {
+        "harness": HARNESS_MARK,  # listed and deletable with `harness indices`
+        "dataset": dataset,
+        "status": f"ann sweep ({spec.index_type})",
+        "vectors_sha256": sha,
+        "index_type": spec.index_type,
+        "complete": False,
+    }
     backend.create_index(
         name,
         settings={"index": {"number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": "-1"}},
@@ -175,7 +188,7 @@ def run_sweep(
     for index_type in settings.index_types:
         spec = VectorSpec(dims, "dot_product", index_type, settings.m, settings.ef_construction)
         name = sweep_index_name(inputs.dataset, sha, index_type, settings)
-        size = ensure_index(backend, name, spec, inputs.docs, sha)
+        size = ensure_index(backend, name, spec, inputs.docs, sha, inputs.dataset)
         say(f"ann sweep: {name} ({size / 1e6:.1f} MB)")
         for candidates in (None,) if is_exact(index_type) else settings.candidates:
             bodies = _bodies(backend, inputs, k, candidates or k)
