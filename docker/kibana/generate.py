@@ -1,7 +1,8 @@
-"""Regenerate ``harness-eval.ndjson`` (Kibana saved objects over the evaluation records).
+"""Regenerate ``harness-eval.ndjson`` (Kibana saved objects over the evaluation records) and
+``harness-metrics.ndjson`` (over the load samples and ANN sweep points, ``harness-metrics*``).
 
-Run ``python docker/kibana/generate.py`` after changing the objects below; the NDJSON is what
-gets committed and imported (compose ``kibana-import`` service, ``harness kibana import``).
+Run ``python docker/kibana/generate.py`` after changing the objects below; the NDJSON files are
+what gets committed and imported (compose ``kibana-import`` service, ``harness kibana import``).
 
 Migration versions: Kibana imports objects whose ``typeMigrationVersion`` is at or below the
 version its own types know and migrates them up; one above is refused. The values below are
@@ -38,13 +39,13 @@ def obj(type_: str, id_: str, attributes: dict[str, Any], references: list[dict[
     }
 
 
-def data_view() -> dict[str, Any]:
+def data_view(id_: str = DATA_VIEW_ID, name: str = "harness-eval (evaluation records)") -> dict[str, Any]:
     return obj(
         "index-pattern",
-        DATA_VIEW_ID,
+        id_,
         {
-            "title": "harness-eval*",
-            "name": "harness-eval (evaluation records)",
+            "title": f"{id_}*",
+            "name": name,
             "timeFieldName": "@timestamp",
             "fields": "[]",
             "fieldFormatMap": "{}",
@@ -89,11 +90,19 @@ def saved_search(
 
 
 def lens_xy(
-    title: str, layer: str, columns: dict[str, Any], x: str, y: str, split: str | None
+    title: str,
+    layer: str,
+    columns: dict[str, Any],
+    x: str,
+    y: str | list[str],
+    split: str | None,
+    *,
+    view: str = DATA_VIEW_ID,
+    query: str = "",
 ) -> dict[str, Any]:
     layer_vis: dict[str, Any] = {
         "layerId": layer,
-        "accessors": [y],
+        "accessors": [y] if isinstance(y, str) else y,
         "position": "top",
         "seriesType": "bar",
         "showGridlines": False,
@@ -107,7 +116,7 @@ def lens_xy(
         "visualizationType": "lnsXY",
         "type": "lens",
         "references": [
-            {"type": "index-pattern", "id": DATA_VIEW_ID, "name": f"indexpattern-datasource-layer-{layer}"}
+            {"type": "index-pattern", "id": view, "name": f"indexpattern-datasource-layer-{layer}"}
         ],
         "state": {
             "visualization": {
@@ -116,7 +125,7 @@ def lens_xy(
                 "preferredSeriesType": "bar",
                 "layers": [layer_vis],
             },
-            "query": KUERY,
+            "query": {"query": query, "language": "kuery"},
             "filters": [],
             "datasourceStates": {
                 "formBased": {
@@ -382,7 +391,182 @@ def saved_objects() -> list[dict[str, Any]]:
     ]
 
 
+# --------------------------------------------------------------------------- harness-metrics*
+
+METRICS_VIEW = "harness-metrics"
+LOAD_QUERY = 'kind : "load_sample" and sample_type : "normal" and success : true'
+
+
+def percentile(field: str, p: float) -> dict[str, Any]:
+    return {
+        "label": f"p{p:g} {field}",
+        "dataType": "number",
+        "operationType": "percentile",
+        "sourceField": field,
+        "isBucketed": False,
+        "scale": "ratio",
+        "params": {"percentile": p},
+    }
+
+
+LOAD_PERCENTILES = lens_xy(
+    "Load phase: service time and latency p50 / p99 per arm (ms)",
+    "load-layer",
+    {
+        "arm": terms("arm", 12),
+        "svc50": percentile("service_time_ms", 50),
+        "svc99": percentile("service_time_ms", 99),
+        "lat50": percentile("latency_ms", 50),
+        "lat99": percentile("latency_ms", 99),
+    },
+    "arm",
+    ["svc50", "svc99", "lat50", "lat99"],
+    None,
+    view=METRICS_VIEW,
+    query=LOAD_QUERY,
+)
+
+FRONTIER_SPEC = {
+    "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+    "title": "ANN sweep: recall@k against service time p50",
+    "data": {
+        "url": {
+            "index": "harness-metrics*",
+            "body": {
+                "size": 10000,
+                "_source": [
+                    "dataset",
+                    "index_type",
+                    "candidates",
+                    "recall_at_k",
+                    "service_p50_ms",
+                    "ndcg_at_10",
+                    "size_bytes",
+                    "frontier",
+                ],
+                "query": {
+                    "bool": {
+                        "must": ["%dashboard_context-must_clause%", {"term": {"kind": "ann_point"}}],
+                        "filter": [
+                            "%dashboard_context-filter_clause%",
+                            {"range": {"@timestamp": {"%timefilter%": True}}},
+                        ],
+                        "must_not": ["%dashboard_context-must_not_clause%"],
+                    }
+                },
+            },
+        },
+        "format": {"property": "hits.hits"},
+    },
+    "transform": [
+        {"calculate": "datum._source.index_type", "as": "index type"},
+        {"calculate": "datum._source.candidates", "as": "candidates"},
+        {"calculate": "datum._source.recall_at_k", "as": "recall"},
+        {"calculate": "datum._source.service_p50_ms", "as": "p50 ms"},
+        {"calculate": "datum._source.ndcg_at_10", "as": "nDCG@10"},
+        {"calculate": "datum._source.frontier", "as": "frontier"},
+    ],
+    "mark": {"type": "line", "point": True, "tooltip": True},
+    "encoding": {
+        "x": {
+            "field": "p50 ms",
+            "type": "quantitative",
+            "scale": {"type": "log"},
+            "title": "service time p50 (ms)",
+        },
+        "y": {"field": "recall", "type": "quantitative", "title": "recall@k"},
+        "color": {"field": "index type", "type": "nominal"},
+        "order": {"field": "candidates", "type": "quantitative"},
+        "tooltip": [
+            {"field": "index type"},
+            {"field": "candidates"},
+            {"field": "recall"},
+            {"field": "nDCG@10"},
+            {"field": "p50 ms"},
+            {"field": "frontier"},
+        ],
+    },
+}
+
+
+def frontier() -> dict[str, Any]:
+    vis_state = {
+        "title": "ANN sweep: recall-latency frontier",
+        "type": "vega",
+        "aggs": [],
+        "params": {"spec": json.dumps(FRONTIER_SPEC, indent=2)},
+    }
+    return obj(
+        "visualization",
+        "harness-metrics-ann-frontier",
+        {
+            "title": "ANN sweep: recall-latency frontier",
+            "description": "One line per vector index type through its candidate counts (harness run --ann-sweep).",
+            "visState": json.dumps(vis_state),
+            "uiStateJSON": "{}",
+            "version": 1,
+            "kibanaSavedObjectMeta": {"searchSourceJSON": json.dumps({"query": KUERY, "filter": []})},
+        },
+        [],
+    )
+
+
+def metrics_dashboard() -> dict[str, Any]:
+    panels = [
+        {
+            "type": "lens",
+            "panelIndex": "load",
+            "gridData": {"x": 0, "y": 0, "w": 24, "h": 15, "i": "load"},
+            "embeddableConfig": {"attributes": LOAD_PERCENTILES, "enhancements": {}},
+        },
+        {
+            "type": "visualization",
+            "panelIndex": "frontier",
+            "gridData": {"x": 24, "y": 0, "w": 24, "h": 15, "i": "frontier"},
+            "panelRefName": "panel_frontier",
+            "embeddableConfig": {"enhancements": {}},
+        },
+    ]
+    references = [
+        {
+            "type": "index-pattern",
+            "id": METRICS_VIEW,
+            "name": "load:indexpattern-datasource-layer-load-layer",
+        },
+        {"type": "visualization", "id": "harness-metrics-ann-frontier", "name": "frontier:panel_frontier"},
+    ]
+    return obj(
+        "dashboard",
+        "harness-metrics-overview",
+        {
+            "title": "R2MED harness: load and ANN",
+            "description": "Load samples and ANN sweep points (harness-metrics*): filter on run_id for one run.",
+            "panelsJSON": json.dumps(panels),
+            "optionsJSON": json.dumps({"useMargins": True, "syncColors": True, "hidePanelTitles": False}),
+            "timeRestore": True,
+            "timeFrom": "now-1y",
+            "timeTo": "now",
+            "refreshInterval": {"pause": True, "value": 0},
+            "version": 1,
+            "kibanaSavedObjectMeta": {"searchSourceJSON": json.dumps({"query": KUERY, "filter": []})},
+        },
+        references,
+    )
+
+
+def metrics_objects() -> list[dict[str, Any]]:
+    return [
+        data_view(METRICS_VIEW, "harness-metrics (load samples and ANN sweep points)"),
+        frontier(),
+        metrics_dashboard(),
+    ]
+
+
+#: file -> its objects
+FILES = {"harness-eval.ndjson": saved_objects, "harness-metrics.ndjson": metrics_objects}
+
 if __name__ == "__main__":
-    out = Path(__file__).with_name("harness-eval.ndjson")
-    out.write_text("".join(json.dumps(o, sort_keys=True) + "\n" for o in saved_objects()), encoding="utf-8")
-    print(f"wrote {out}")
+    for name, objects in FILES.items():
+        out = Path(__file__).with_name(name)
+        out.write_text("".join(json.dumps(o, sort_keys=True) + "\n" for o in objects()), encoding="utf-8")
+        print(f"wrote {out}")

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from harness.inspect import arm_table, fmt, print_table, significance_table, worst_queries, write_html
+from harness.inspect import dataset_tables, fmt, print_table, worst_queries, write_html
 from harness.results import EvalRecord, RunResults, load_records
 
 RunDirArg = Annotated[Path, typer.Argument(help="Run directory (holds results.json).", show_default=False)]
@@ -35,9 +35,8 @@ def report_command(
     results = RunResults.load(run_dir)
     console.print(Text.assemble(("run ", "bold"), results.manifest.run_id))
     for name, ds in results.datasets.items():
-        print_table(arm_table(name, ds), console)
-        if ds.significance:
-            print_table(significance_table(name, ds.significance), console)
+        for table in dataset_tables(name, ds):
+            print_table(table, console)
 
 
 def _print_failure(console: Console, position: int, rec: EvalRecord) -> None:

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from harness._compare import compare_runs
 from harness._search import SearchOptions
+from harness.ann import DEFAULT_CANDIDATES, SweepOptions
 from harness.cli._common import console, with_connection
 from harness.cli._embedding import (
     DEFAULT_EMBED_BACKEND,
@@ -21,11 +22,14 @@ from harness.cli._embedding import (
 )
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
 from harness.eval import STAT_TESTS
-from harness.inspect import arm_table, print_table, significance_table
+from harness.inspect import dataset_tables, print_table, significance_table
+from harness.load import DEFAULT_DURATION_S, DEFAULT_WARMUP_S, MAX_CLIENTS, LoadOptions
 from harness.results import RunResults
 from harness.run import MAX_DEPTH, RunConfig, run
 from harness.strategies import LEXICAL_FIELDS, MODES
-from indexer import BM25_FIELDS, ConnectionSettings, write_json_atomic
+from indexer import BM25_FIELDS, ConfigError, ConnectionSettings, write_json_atomic
+
+CANDIDATES_TEXT = ",".join(map(str, DEFAULT_CANDIDATES))
 
 
 def _opt(*names: str, help: str) -> Any:
@@ -76,6 +80,41 @@ OutputOpt = Annotated[
 RecordsOpt = Annotated[str, _opt("--records", help="Evaluation record sinks: jsonl,es | jsonl | none.")]
 RecordsUrlOpt = Annotated[str | None, _opt("--records-url", help="Write records to this cluster instead.")]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress")]
+LoadOpt = Annotated[
+    bool,
+    _opt(
+        "--load",
+        help="After the relevance pass, replay each arm's queries as single requests (Rally's measures).",
+    ),
+]
+ClientsOpt = Annotated[int, _opt("--clients", help=f"Load: clients sending at once (1..{MAX_CLIENTS}).")]
+DurationOpt = Annotated[
+    float | None, _opt("--duration", help=f"Load: seconds measured per arm (default {DEFAULT_DURATION_S:g}).")
+]
+IterationsOpt = Annotated[
+    int | None, _opt("--iterations", help="Load: passes over the queries per arm (instead of --duration).")
+]
+TargetOpt = Annotated[
+    float | None,
+    _opt("--target-throughput", help="Load: requests/s; latency is then taken from each scheduled start."),
+]
+WarmupOpt = Annotated[float, _opt("--warmup", help="Load: seconds of warm-up per arm, not measured.")]
+LoadTimeoutOpt = Annotated[
+    float, _opt("--load-timeout", help="Load: seconds a request may take before it is an error.")
+]
+AnnRecallOpt = Annotated[
+    bool, typer.Option("--ann-recall/--no-ann-recall", help="Recall of vector arms against exact search.")
+]
+AnnSweepOpt = Annotated[
+    bool, _opt("--ann-sweep", help="Sweep vector index types x candidates: recall, nDCG, latency, size.")
+]
+AnnTypesOpt = Annotated[
+    str | None,
+    _opt("--ann-index-types", help="Sweep these index types, e.g. hnsw,int8_hnsw,flat (default: probed)."),
+]
+AnnCandidatesOpt = Annotated[
+    str, _opt("--ann-candidates", help="Sweep these candidate counts (OpenSearch: ef_search).")
+]
 
 
 @with_connection
@@ -110,6 +149,17 @@ def run_command(
     records: RecordsOpt = "jsonl,es",
     records_url: RecordsUrlOpt = None,
     progress: ProgressOpt = True,
+    load: LoadOpt = False,
+    clients: ClientsOpt = 1,
+    duration: DurationOpt = None,
+    iterations: IterationsOpt = None,
+    target_throughput: TargetOpt = None,
+    warmup: WarmupOpt = DEFAULT_WARMUP_S,
+    load_timeout: LoadTimeoutOpt = 10.0,
+    ann_recall: AnnRecallOpt = True,
+    ann_sweep: AnnSweepOpt = False,
+    ann_index_types: AnnTypesOpt = None,
+    ann_candidates: AnnCandidatesOpt = CANDIDATES_TEXT,
     *,
     conn: ConnectionSettings,
 ) -> None:
@@ -135,15 +185,16 @@ def run_command(
         num_candidates=num_candidates,
         bm25=bm25,
         lexical_field=lexical_field,
-        search=SearchOptions(
-            batch_size=batch_size, concurrency=concurrency, timeout_s=timeout, max_retries=max_retries
-        ),
+        search=SearchOptions(batch_size, concurrency, timeout, max_retries),
         test=test,
         seed=seed,
         output=output,
         records=records,
         records_url=records_url,
         progress=progress,
+        load=_load(load, clients, duration, iterations, target_throughput, warmup, load_timeout),
+        ann_recall=ann_recall,
+        ann_sweep=SweepOptions(_names(ann_index_types), _numbers(ann_candidates)) if ann_sweep else None,
     )
     run_dir, results = run(config, conn, console=console)
     print_results(results, console)
@@ -152,12 +203,37 @@ def run_command(
     )
 
 
+def _load(
+    on: bool,
+    clients: int,
+    duration: float | None,
+    iterations: int | None,
+    target: float | None,
+    warmup: float,
+    timeout: float,
+) -> LoadOptions | None:
+    """``--load`` and its options as :class:`LoadOptions` (validated there), or None without ``--load``."""
+    return LoadOptions(clients, duration, iterations, target, warmup, timeout) if on else None
+
+
+def _names(text: str | None) -> tuple[str, ...] | None:
+    return tuple(t.strip() for t in text.split(",") if t.strip()) if text is not None else None
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(t) for t in text.split(",") if t.strip())
+    except ValueError:
+        raise ConfigError(
+            f"expected --ann-candidates as integers separated by commas, found {text!r}"
+        ) from None
+
+
 def print_results(results: RunResults, out: Console) -> None:
-    """Every dataset's arm table, then its paired tests."""
+    """Every dataset's arm table, its load phase and ANN sweep (when measured), then its paired tests."""
     for name, ds in results.datasets.items():
-        print_table(arm_table(name, ds), out)
-        if ds.significance:
-            print_table(significance_table(name, ds.significance), out)
+        for table in dataset_tables(name, ds):
+            print_table(table, out)
 
 
 def compare(

@@ -1,11 +1,11 @@
 """Latency ceilings: ``vector:p99<=50ms``, ``hybrid:took-p50<=5ms``, ``lexical:p95<0.2s``.
 
-:func:`latency_figure` is the one place the gate reads an arm's latency. Today it reads the
-relevance pass of ``results.json``: ``pNN`` is ``latency_ms`` (the client round trip of the
-msearch request that carried the query, queries travel in batches) and ``took-pNN`` is
-``engine_took_ms`` (the engine's own time per search), with p50, p95 and p99. The load phase
-(issue 13) will add per-request latency and service time to each arm's results; when an arm
-has them, this function is where they are preferred, and no rule or message changes.
+:func:`latency_figure` is the one place the gate reads an arm's latency. When the run had a load
+phase (``harness run --load``), ``pNN`` is the arm's per-request latency from it (Rally's: from
+the scheduled start under a target throughput; p50, p90, p99, p99.9, max) and ``took-pNN`` the
+engine's ``took`` there. Without one it reads the relevance pass: ``pNN`` is ``batch_ms`` (the
+client round trip of the msearch request that carried the query, queries travel in batches)
+and ``took-pNN`` is ``engine_took_ms``, with p50, p95 and p99. The message names the source.
 """
 
 from __future__ import annotations
@@ -17,13 +17,15 @@ from typing import ClassVar
 from harness.gate._context import GateContext
 from harness.gate._model import CannotEvaluate, Finding, Status, Target
 from harness.gate._syntax import NUMBER, OPERATORS
-from harness.results import ArmResult, Percentiles
+from harness.results import ArmResult, Distribution, Percentiles
 
 _BODY = re.compile(
     rf"^(?P<stat>(?:took-)?p\d+(?:\.\d+)?|(?:took-)?max)\s*(?P<op><=|<)\s*(?P<value>{NUMBER})\s*(?P<unit>ms|s)$"
 )
 RELEVANCE_PASS = "relevance pass, msearch round trip"
 ENGINE_TOOK = "relevance pass, engine took"
+LOAD_LATENCY = "load phase, per-request latency"
+LOAD_TOOK = "load phase, engine took"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +40,19 @@ def _percentile(p: Percentiles, stat: str) -> float | None:
     return {"p50": p.p50, "p95": p.p95, "p99": p.p99}.get(stat)
 
 
+def _load_percentile(d: Distribution, stat: str) -> float | None:
+    return {"p50": d.p50, "p90": d.p90, "p99": d.p99, "p99.9": d.p99_9, "max": d.max}.get(stat)
+
+
 def latency_figure(arm: ArmResult, stat: str) -> LatencyFigure | None:
     """The arm's ``stat`` (``p99``, ``took-p50``...) in ms, or ``None`` when the results lack it."""
-    if stat.startswith("took-"):
-        value = _percentile(arm.engine_took_ms, stat.removeprefix("took-"))
-        return None if value is None else LatencyFigure(value, ENGINE_TOOK)
-    value = _percentile(arm.latency_ms, stat)
-    return None if value is None else LatencyFigure(value, RELEVANCE_PASS)
+    took = stat.startswith("took-")
+    name = stat.removeprefix("took-")
+    if arm.load is not None:
+        value = _load_percentile(arm.load.took_ms if took else arm.load.latency_ms, name)
+        return None if value is None else LatencyFigure(value, LOAD_TOOK if took else LOAD_LATENCY)
+    value = _percentile(arm.engine_took_ms if took else arm.batch_ms, name)
+    return None if value is None else LatencyFigure(value, ENGINE_TOOK if took else RELEVANCE_PASS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +71,9 @@ class LatencyRule:
         figure = latency_figure(arm, self.stat)
         if figure is None:
             raise CannotEvaluate(
-                f"{self.target.arm} on {dataset} has no {self.stat} latency in results.json (it has p50, p95, p99 "
-                "and took-p50, took-p95, took-p99; other percentiles come with the load phase)"
+                f"{self.target.arm} on {dataset} has no {self.stat} latency in results.json (with a load phase: "
+                "p50, p90, p99, p99.9, max and their took-; without: p50, p95, p99 and took-p50, took-p95, "
+                "took-p99 of the relevance pass)"
             )
         holds = OPERATORS[self.op](figure.ms, self.limit_ms)
         verb = "within" if holds else "over"

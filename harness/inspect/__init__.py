@@ -18,6 +18,7 @@ from harness.inspect._failures import worst_queries
 from harness.inspect._html import render_html, write_html
 from harness.inspect._kibana import ImportResult, KibanaAuth, import_saved_objects, saved_object_files
 from harness.inspect._markdown import render_markdown
+from harness.inspect._perf_tables import ann_sweep_table, dataset_tables, load_table
 from harness.inspect._records import TOP_HITS, RecordContext, build_records
 from harness.inspect._table import SIG_MARK, Cell, Column, Table, print_table, to_html, to_markdown
 from harness.inspect._tables import arm_table, fmt, paper_table, significance_table, summary_table
@@ -31,10 +32,13 @@ __all__ = [
     "KibanaAuth",
     "RecordContext",
     "Table",
+    "ann_sweep_table",
     "arm_table",
     "build_records",
+    "dataset_tables",
     "fmt",
     "import_saved_objects",
+    "load_table",
     "paper_table",
     "print_table",
     "render_html",

@@ -13,9 +13,11 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 
+from harness.inspect._frontier import frontier_svg
+from harness.inspect._perf_tables import ann_sweep_table, load_table
 from harness.inspect._table import SIG_MARK, to_html
 from harness.inspect._tables import arm_table, fmt, paper_table, significance_table
-from harness.results import EvalRecord, QueryScores, RunResults, load_per_query, load_records
+from harness.results import DatasetResult, EvalRecord, QueryScores, RunResults, load_per_query, load_records
 from indexer import slug, write_text_atomic
 
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f")
@@ -298,6 +300,7 @@ def _section(
     compare, baseline = pair
     sid = _id(name)
     tables = to_html(arm_table(name, ds))
+    tables += _performance(name, ds)
     if ds.significance:
         tables += to_html(significance_table(name, ds.significance), css_class="sig-table")
     return (
@@ -308,6 +311,21 @@ def _section(
         + _drilldown(name, records, results.arms)
         + "</div></section>"
     )
+
+
+def _performance(name: str, ds: DatasetResult) -> str:
+    """The load phase table, and the ANN sweep's table and recall-latency frontier (when measured)."""
+    out = ""
+    loads = load_table(name, ds)
+    if loads is not None:
+        out += f"<h3>Load phase</h3>{to_html(loads)}"
+    if ds.ann_sweep is not None:
+        out += (
+            "<h3>ANN sweep: recall against latency</h3>"
+            + frontier_svg(name, ds.ann_sweep, f"plot-frontier-{_id(name)}")
+            + to_html(ann_sweep_table(name, ds.ann_sweep))
+        )
+    return out
 
 
 def _pair(records: Sequence[EvalRecord], results: RunResults) -> tuple[str, str]:

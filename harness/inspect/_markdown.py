@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.inspect._perf_tables import ann_sweep_table, load_table
 from harness.inspect._table import to_markdown
 from harness.inspect._tables import arm_table, significance_table, summary_table
 from harness.results import ExpansionInfo, RunResults
@@ -16,6 +17,11 @@ def render_markdown(results: RunResults) -> str:
     out.append(to_markdown(summary_table(results), heading="## nDCG@10 summary"))
     for name, ds in results.datasets.items():
         out.append(to_markdown(arm_table(name, ds), heading=f"## {name}"))
+        loads = load_table(name, ds)
+        if loads is not None:
+            out.append(to_markdown(loads, heading=f"### {name}: load phase"))
+        if ds.ann_sweep is not None:
+            out.append(to_markdown(ann_sweep_table(name, ds.ann_sweep), heading=f"### {name}: ANN sweep"))
         if ds.significance:
             out.append(
                 to_markdown(significance_table(name, ds.significance), heading=f"### {name}: paired tests")

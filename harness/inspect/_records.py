@@ -44,7 +44,7 @@ class RecordContext:
     runs: Mapping[str, Mapping[str, Mapping[str, float]]]
     per_query: Mapping[str, Mapping[str, Mapping[str, float]]]
     doc_lookup: DocLookup
-    latency_ms: Mapping[str, Mapping[str, float]]
+    batch_ms: Mapping[str, Mapping[str, float]]
     expansions: Mapping[str, str] | None = None
     reasoning: Mapping[str, str] | None = None  # qid -> trace split off the expansion (never searched)
     baseline_arm: str = "lexical"
@@ -126,7 +126,7 @@ def _record(ctx: RecordContext, q: _Query, arm: str) -> EvalRecord:
     expanded = ctx.is_expanded(arm)
     expansion = ctx.expansions.get(q.qid) if ctx.expansions is not None and expanded else None
     trace = ctx.reasoning.get(q.qid) if ctx.reasoning is not None and expanded else None
-    latency = ctx.latency_ms.get(arm, {}).get(q.qid)
+    batch = ctx.batch_ms.get(arm, {}).get(q.qid)
     return EvalRecord(
         timestamp=ctx.timestamp,
         run_id=ctx.run_id,
@@ -172,7 +172,7 @@ def _record(ctx: RecordContext, q: _Query, arm: str) -> EvalRecord:
         comparison=ArmComparison(
             ctx.compare_arm, ctx.baseline_arm, comparison_delta, _outcome(comparison_delta)
         ),
-        latency_ms=float(latency) if latency is not None else None,
+        batch_ms=float(batch) if batch is not None else None,
     )
 
 
@@ -180,7 +180,7 @@ def build_records(ctx: RecordContext) -> Iterator[EvalRecord]:
     """One record per judged query × arm (queries in qrels order, arms in ``runs`` order).
 
     ``runs`` maps arm -> ``{qid: {docid: score}}``; ``per_query`` maps arm -> measure
-    (``ndcg@10``, ``recall@100``) -> qid -> value; ``latency_ms`` maps arm -> qid -> ms.
+    (``ndcg@10``, ``recall@100``) -> qid -> value; ``batch_ms`` maps arm -> qid -> ms (the msearch round trip).
     ``doc_lookup`` returns ``{docid: (title, text)}`` (unknown ids get an empty title).
     ``expansions`` (qid -> text) go on the records of expanded arms (default: names with ``+``), and
     so does ``reasoning`` (qid -> a reasoning model's trace, split off and never searched with).

@@ -28,14 +28,38 @@ MEASURE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("p@10", "P@10"),
     ("unjudged@10", "unjudg@10"),
 )
-#: timing columns of the arm table: (header, value of an arm)
+#: timing columns of the arm table (the relevance pass): (header, value of an arm)
 TIMING_COLUMNS: tuple[tuple[str, Callable[[ArmResult], str]], ...] = (
-    ("ms p50/p95/p99", lambda a: f"{a.latency_ms.p50:.0f}/{a.latency_ms.p95:.0f}/{a.latency_ms.p99:.0f}"),
+    ("batch ms p50/p95/p99", lambda a: f"{a.batch_ms.p50:.0f}/{a.batch_ms.p95:.0f}/{a.batch_ms.p99:.0f}"),
     ("took p50", lambda a: f"{a.engine_took_ms.p50:.0f}"),
-    ("qps", lambda a: fmt(a.qps, 1)),
+    ("batch q/s", lambda a: fmt(a.qps, 1)),
+)
+#: columns shown when the run had a load phase or ANN recall: (header, value, shown when)
+LOAD_COLUMNS: tuple[tuple[str, Callable[[ArmResult], str]], ...] = (
+    (
+        "svc ms p50/p99",
+        lambda a: f"{a.load.service_time_ms.p50:.1f}/{a.load.service_time_ms.p99:.1f}" if a.load else "–",
+    ),
+    (
+        "lat ms p50/p99",
+        lambda a: f"{a.load.latency_ms.p50:.1f}/{a.load.latency_ms.p99:.1f}" if a.load else "–",
+    ),
+    ("req/s", lambda a: f"{a.load.throughput:.1f}" if a.load else "–"),
+    ("err %", lambda a: f"{100 * a.load.error_rate:.1f}" if a.load else "–"),
+)
+ANN_COLUMNS: tuple[tuple[str, Callable[[ArmResult], str]], ...] = (
+    ("ANN R@10", lambda a: fmt(a.ann.at(10), 4) if a.ann else "–"),
 )
 SIG_NOTE = f"{SIG_MARK}X: significantly different from arm X (paired test, Holm-corrected)."
-TIMING_NOTE = "ms = client round trip of the msearch that carried the query; took = engine time per search."
+TIMING_NOTE = (
+    "Relevance pass: batch ms = client round trip of the msearch batch that carried the query (not "
+    "per-query latency); took = engine time per search; batch q/s = queries over the pass's wall time."
+)
+LOAD_NOTE = (
+    "Load phase: one search request per query, the same bodies; svc = service time, lat = latency "
+    "(from the scheduled start under a target throughput), req/s = successful requests per second."
+)
+ANN_NOTE = "ANN R@10: the arm's kNN top 10 against the exact nearest neighbours of the same vectors."
 JUDGED_NOTE = (
     "nDCG'@10 = judged-only (condensed) nDCG: unjudged documents are removed from the ranking before "
     "scoring (Sakai 2007); far above nDCG@10 when unjudg@10 is high, i.e. the judgments, not the ranking, "
@@ -57,12 +81,21 @@ def _measure_cell(ds: DatasetResult, arm: str, result: ArmResult, measure: str) 
     )
 
 
+def _extra_columns(ds: DatasetResult) -> tuple[tuple[str, Callable[[ArmResult], str]], ...]:
+    loads = any(a.load is not None for a in ds.arms.values())
+    anns = any(a.ann is not None for a in ds.arms.values())
+    return (*(ANN_COLUMNS if anns else ()), *(LOAD_COLUMNS if loads else ()))
+
+
 def arm_table(name: str, ds: DatasetResult) -> Table:
-    """Every arm of one dataset, then the paper's baselines as dim rows."""
+    """Every arm of one dataset, then the paper's baselines as dim rows; relevance, the relevance
+    pass's batch timing, and (when measured) ANN recall and the load phase side by side."""
+    extra = _extra_columns(ds)
+    timing = (*TIMING_COLUMNS, *extra)
     columns = (
         Column("arm", "left"),
         *(Column(header) for _, header in MEASURE_COLUMNS),
-        *(Column(header) for header, _ in TIMING_COLUMNS),
+        *(Column(header) for header, _ in timing),
     )
     rows: list[tuple[Cell, ...]] = []
     for arm, result in ds.arms.items():
@@ -70,7 +103,7 @@ def arm_table(name: str, ds: DatasetResult) -> Table:
             (
                 Cell(arm),
                 *(_measure_cell(ds, arm, result, m) for m, _ in MEASURE_COLUMNS),
-                *(Cell(value(result)) for _, value in TIMING_COLUMNS),
+                *(Cell(value(result)) for _, value in timing),
             )
         )
     blank = tuple(Cell("", dim=True) for _ in range(len(columns) - 2))
@@ -83,7 +116,13 @@ def arm_table(name: str, ds: DatasetResult) -> Table:
         columns=columns,
         rows=tuple(rows),
         key=f"table-{slug(name, fallback='x')}",
-        notes=(SIG_NOTE, TIMING_NOTE, JUDGED_NOTE),
+        notes=(
+            SIG_NOTE,
+            TIMING_NOTE,
+            JUDGED_NOTE,
+            *((ANN_NOTE,) if any(h == ANN_COLUMNS[0][0] for h, _ in extra) else ()),
+            *((LOAD_NOTE,) if any(h == LOAD_COLUMNS[0][0] for h, _ in extra) else ()),
+        ),
     )
 
 

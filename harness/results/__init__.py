@@ -6,6 +6,8 @@ Public surface::
     RunResults -> DatasetResult -> ArmResult (metrics, ci95, Percentiles), Comparison, PaperBaseline
     Manifest (EngineInfo, DatasetInfo (ExpansionInfo, ReasoningSplit), ModelInfo, RescoreInfo)
     trec_path(run_dir, dataset, arm), load_ranking(path), rank_run(ranking)   runs/<dataset>/<arm>.trec
+    ArmResult.load (LoadResult, Distribution), ArmResult.ann (AnnRecall), DatasetResult.ann_sweep
+    (AnnSweep, AnnPoint, SweepSettings); Manifest.load (LoadSettings)
     QueryScores, load_per_query(run_dir)          per_query.jsonl
     EvalRecord, load_records(run_dir)             records.jsonl (the evaluation records)
     SCHEMA_VERSION, schema()                      the JSON Schema results.json validates against
@@ -19,7 +21,17 @@ from importlib import resources
 from typing import Any
 
 from harness.eval import Comparison
+from harness.results._metrics import (
+    ANN_POINT,
+    LOAD_SAMPLE,
+    METRICS_FILE,
+    AnnPointRecord,
+    LoadSampleRecord,
+    MetricRecord,
+    metric_from_json,
+)
 from harness.results._model import (
+    READABLE_VERSIONS,
     RESULTS_FILE,
     SCHEMA_VERSION,
     ArmResult,
@@ -35,6 +47,16 @@ from harness.results._model import (
     ReasoningSplit,
     RescoreInfo,
     RunResults,
+)
+from harness.results._perf import (
+    LOAD_PERCENTILES,
+    AnnPoint,
+    AnnRecall,
+    AnnSweep,
+    Distribution,
+    LoadResult,
+    LoadSettings,
+    SweepSettings,
 )
 from harness.results._records import (
     PER_QUERY_FILE,
@@ -66,12 +88,21 @@ def schema() -> dict[str, Any]:
 
 
 __all__ = [
+    "ANN_POINT",
+    "LOAD_PERCENTILES",
+    "LOAD_SAMPLE",
+    "METRICS_FILE",
     "PER_QUERY_FILE",
+    "READABLE_VERSIONS",
     "RECORDS_FILE",
     "RESULTS_FILE",
     "RUNS_FOLDER",
     "SCHEMA_RESOURCE",
     "SCHEMA_VERSION",
+    "AnnPoint",
+    "AnnPointRecord",
+    "AnnRecall",
+    "AnnSweep",
     "ArmComparison",
     "ArmResult",
     "Attribution",
@@ -79,11 +110,16 @@ __all__ = [
     "DatasetInfo",
     "DatasetResult",
     "Delta",
+    "Distribution",
     "EngineInfo",
     "EvalRecord",
     "ExpansionInfo",
     "JudgmentsApplied",
+    "LoadResult",
+    "LoadSampleRecord",
+    "LoadSettings",
     "Manifest",
+    "MetricRecord",
     "MissedDoc",
     "ModelInfo",
     "PaperBaseline",
@@ -96,10 +132,12 @@ __all__ = [
     "RelevantCounts",
     "RescoreInfo",
     "RunResults",
+    "SweepSettings",
     "TopHit",
     "load_per_query",
     "load_ranking",
     "load_records",
+    "metric_from_json",
     "rank_run",
     "record_id",
     "schema",

@@ -3,7 +3,8 @@
 Supported field types: ``str``, ``int``, ``float``, ``bool``, ``None`` unions, ``tuple[X, ...]``,
 fixed tuples, ``list[X]``, ``dict[str, X]``, ``Any`` (kept as it is), nested dataclasses, and
 the types given a pair of functions in :data:`CUSTOM`. A field's JSON key is its name unless
-its metadata says ``{"json": "other"}``. Decoding errors name the path inside the file, e.g.
+its metadata says ``{"json": "other"}``; ``{"legacy": ("old",)}`` names keys an older layout used,
+read when the current key is absent. Decoding errors name the path inside the file, e.g.
 ``results.json: datasets.sample.arms.hybrid.qps: expected a number, found 'fast'``.
 """
 
@@ -79,6 +80,8 @@ def _decode_dataclass(kind: type[T], data: Any, where: str) -> T:
     kwargs: dict[str, Any] = {}
     for f in dataclasses.fields(kind):  # type: ignore[arg-type]
         key = json_key(f)
+        if key not in data:
+            key = next((old for old in f.metadata.get("legacy", ()) if old in data), key)
         if key not in data:
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise RunError(f"{where}: expected a key {key!r}, found keys {sorted(data)}")

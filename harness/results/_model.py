@@ -20,10 +20,14 @@ import numpy as np
 from harness._errors import RunError
 from harness.eval import Comparison, FusionSpec
 from harness.results._codec import decode, encode
+from harness.results._perf import AnnRecall, AnnSweep, LoadResult, LoadSettings, SweepSettings
 from indexer import Capabilities, write_json_atomic
 
-#: the version of the results.json layout (the JSON Schema is ``results-v<N>.schema.json``)
-SCHEMA_VERSION = 1
+#: the version of the results.json layout (the JSON Schema is ``results-v<N>.schema.json``).
+#: 2: an arm's relevance-pass timing is ``batch_ms`` (was ``latency_ms``: it never was per-query latency);
+#: arms gained ``load`` and ``ann``, datasets ``ann_sweep``. Version 1 files are still read.
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 RESULTS_FILE = "results.json"
 PERCENTILES = (50, 95, 99)
 
@@ -47,16 +51,24 @@ class Percentiles:
 
 @dataclass(frozen=True, slots=True)
 class ArmResult:
-    """One arm on one dataset: mean metrics, 95% bootstrap intervals, timings."""
+    """One arm on one dataset: mean metrics, 95% bootstrap intervals, timings.
+
+    The relevance pass sends queries in msearch batches, so its timings are what they are:
+    ``batch_ms`` is the client round trip of the msearch request that carried each query (many
+    queries share one), ``engine_took_ms`` the engine's time per search, ``qps`` queries over the
+    pass's wall time. Per-request service time and latency come from the load phase (``load``).
+    """
 
     metrics: dict[str, float]
     ci95: dict[str, tuple[float, float]]
-    latency_ms: Percentiles
+    batch_ms: Percentiles = field(metadata={"json": "batch_ms", "legacy": ("latency_ms",)})
     engine_took_ms: Percentiles
     qps: float | None
     queries: int
     empty_queries: tuple[str, ...] = ()
     retries: int = 0
+    load: LoadResult | None = None
+    ann: AnnRecall | None = None
 
     def metric(self, key: str) -> float | None:
         return self.metrics.get(key)
@@ -82,6 +94,7 @@ class DatasetResult:
     fusion: FusionSpec | None = None
     timings: dict[str, float] = field(default_factory=dict)
     fingerprint: str = ""
+    ann_sweep: AnnSweep | None = None
 
     @property
     def queries(self) -> int:
@@ -222,6 +235,9 @@ class Manifest:
     model: ModelInfo | None = None
     rescore: RescoreInfo | None = None
     """Set when this run was re-scored from another run's TREC files (``harness rescore``)."""
+    #: the load phase's settings (``--load``), when it ran
+    load_phase: LoadSettings | None = field(default=None, metadata={"json": "load"})
+    ann_sweep: SweepSettings | None = None  # what ``--ann-sweep`` covered, when it ran
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = encode(self)
@@ -273,13 +289,13 @@ class RunResults:
         if not isinstance(data, dict):
             raise RunError(f"{source}: expected a results object, found {type(data).__name__}")
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
+        if version not in READABLE_VERSIONS:
             raise RunError(
-                f"{source}: expected schema_version {SCHEMA_VERSION}, found {version!r} "
+                f"{source}: expected schema_version {' or '.join(map(str, READABLE_VERSIONS))}, found {version!r} "
                 "(written by another version of r2med-harness; re-run it, or use the matching harness)"
             )
         try:
-            result: RunResults = decode(cls, data, "")
+            result: RunResults = decode(cls, {**data, "schema_version": SCHEMA_VERSION}, "")
         except RunError as exc:
             raise RunError(f"{source}: {exc}") from None
         return result

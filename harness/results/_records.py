@@ -132,7 +132,8 @@ class EvalRecord:
     arms_ndcg_at_10: dict[str, float]
     delta: Delta
     comparison: ArmComparison
-    latency_ms: float | None
+    #: the round trip of the msearch batch that carried the query (not its own latency: see the load phase)
+    batch_ms: float | None = field(metadata={"json": "batch_ms", "legacy": ("latency_ms",)})
 
     @property
     def id(self) -> str:

@@ -6,6 +6,8 @@
 * :mod:`._config`: :class:`RunConfig`, validated once;
 * :mod:`._plan`: datasets, arms (by what the engine can do), model, run directory;
 * :mod:`._execute`: index, embed, search (checkpointed), fuse, score;
+* :mod:`._perf`: after the relevance pass, ANN recall of the vector arms, the load phase (``--load``)
+  and the ANN sweep (``--ann-sweep``), and their metric records;
 * :mod:`._assemble`: typed :class:`~harness.results.RunResults`;
 * :mod:`._publish`: the run directory's files (``WRITERS``) and the records (``SINKS``).
 """

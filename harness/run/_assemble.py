@@ -24,6 +24,7 @@ from harness.results import (
     RunResults,
 )
 from harness.run._execute import DatasetOutcome
+from harness.run._perf import performance_settings, with_performance
 from harness.run._plan import RunPlan
 from indexer import Capabilities, ConnectionSettings, __version__
 
@@ -97,7 +98,7 @@ def arm_result(run: ArmRun, evaluation: Evaluation, queries: int, seed: int) -> 
     return ArmResult(
         metrics=metrics,
         ci95=ci95,
-        latency_ms=Percentiles.of(list(run.client_ms.values())),
+        batch_ms=Percentiles.of(list(run.client_ms.values())),
         engine_took_ms=Percentiles.of(list(run.took_ms.values())),
         qps=round(queries / run.wall_s, 2) if run.wall_s > 0 else None,
         queries=queries,
@@ -147,6 +148,10 @@ def assemble(plan: RunPlan, outcomes: Sequence[DatasetOutcome], manifest: Manife
         status="complete",
         finished=datetime.now(UTC).isoformat(),
         fusion_tuned={o.dataset.name: o.fusion for o in outcomes if plan.config.tune_on and o.fusion},
+        **performance_settings(plan.config, outcomes),
     )
-    datasets = {o.dataset.name: dataset_result(o, tests, plan.config.seed) for o in outcomes}
+    datasets = {
+        o.dataset.name: with_performance(dataset_result(o, tests, plan.config.seed), o.performance)
+        for o in outcomes
+    }
     return RunResults(datasets=datasets, manifest=finished)

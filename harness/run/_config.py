@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from harness._search import SearchOptions
+from harness.ann import SweepOptions
 from harness.eval import DEFAULT_MEASURES, FUSION_METHODS, PARAM_WEIGHTS, STAT_TESTS, FusionSpec
+from harness.load import LoadOptions
 from harness.rerank import RerankSpec
 from harness.sinks import SINKS
 from harness.strategies import LEXICAL_FIELDS, MODES
@@ -72,6 +74,9 @@ class RunConfig:
     records: tuple[str, ...] | str = ("jsonl", "es")
     records_url: str | None = None
     progress: bool = True
+    load: LoadOptions | None = None  # the load phase after the relevance pass (--load)
+    ann_recall: bool = True  # recall of every vector arm against exact search (client-side)
+    ann_sweep: SweepOptions | None = None  # --ann-sweep
 
     def __post_init__(self) -> None:
         _choice("a mode", self.mode, MODES)
@@ -99,6 +104,10 @@ class RunConfig:
                 raise ConfigError(f"expected --rerank-arm among {list(MODES[self.mode])}, found {unknown}")
         elif self.rerank_arms:
             raise ConfigError("--rerank-arm names arms to rerank, so it needs --rerank MODEL")
+        if self.ann_sweep is not None and not any(a != "lexical" for a in MODES[self.mode]):
+            raise ConfigError(
+                f"--ann-sweep sweeps the vector arm's kNN: expected mode vector or hybrid, found {self.mode}"
+            )
         object.__setattr__(self, "records", _records(self.records))
         object.__setattr__(self, "fusion", self._fusion_spec())
 
@@ -143,6 +152,9 @@ class RunConfig:
             "embed_backend",  # the model identity carries the numerics it resolves to
             "rerank",
             "revision",
+            "load",  # performance phases measure the arms' searches, they never change their results
+            "ann_recall",
+            "ann_sweep",
         ):
             data.pop(key)
         for key in ("base_url", "api_key_env"):  # where the endpoint is does not change what it computes

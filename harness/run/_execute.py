@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elasticsearch import Elasticsearch
 from rich.console import Console
@@ -37,6 +38,9 @@ from indexer import (
     write_json_atomic,
 )
 
+if TYPE_CHECKING:
+    from harness.run._perf import DatasetPerformance
+
 Clock = Callable[[], float]
 
 
@@ -51,6 +55,7 @@ class DatasetOutcome:
     fusion: FusionSpec | None
     timings: dict[str, float]
     index_summary: IndexSummary | None
+    performance: DatasetPerformance | None = None  # the load phase, ANN recall and sweep (harness.run._perf)
 
     @property
     def dataset(self) -> Dataset:

@@ -117,7 +117,7 @@ def records_of(pub: Publication, outcome: DatasetOutcome, client: Elasticsearch)
             runs={arm: res.run for arm, res in outcome.runs.items()},
             per_query={arm: ev.per_query for arm, ev in outcome.evaluations.items()},
             doc_lookup=doc_lookup(client, outcome.index),
-            latency_ms={arm: res.client_ms for arm, res in outcome.runs.items()},
+            batch_ms={arm: res.client_ms for arm, res in outcome.runs.items()},
             expansions=dict(exp.documents) if exp else None,
             reasoning=dict(exp.reasoning) if exp else None,
             baseline_arm=baseline,

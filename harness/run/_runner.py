@@ -18,6 +18,7 @@ from harness.results import Manifest, RunResults
 from harness.run._assemble import assemble, start_manifest
 from harness.run._config import RunConfig
 from harness.run._execute import Executor
+from harness.run._perf import EngineOpener, publish_metrics, run_performance
 from harness.run._plan import RunPlan, mode_arms, needs_vectors, plan_run
 from harness.run._publish import MANIFEST_FILE, Publication, publish, write_manifest
 from indexer import (
@@ -97,10 +98,15 @@ def run(
     manifest = start_manifest(plan, settings, caps)
     write_manifest(plan.run_dir, manifest)
     console.print(f"run {plan.run_id} → {plan.run_dir}", highlight=False)
+    engine = EngineOpener(settings, config.records_url)  # the Backend of the load/ANN phases and metrics
     try:
         executor = Executor(client, plan, embedder, caps, console, reranker)
-        outcomes = [executor.run_dataset(d) for d in plan.datasets]
+        outcomes = [
+            run_performance(executor, executor.run_dataset(d), engine.searched, console)
+            for d in plan.datasets
+        ]
         results = assemble(plan, outcomes, manifest)
+        publish_metrics(plan.run_dir, results, outcomes, config.sinks, engine.records)
         publish(
             Publication(plan.run_dir, results, outcomes),
             config.sinks,
@@ -112,4 +118,6 @@ def run(
             f"lost the connection to Elasticsearch at {settings.url} during the run: {exc}. "
             "Arms finished so far are checkpointed in the run directory; the same command resumes from them"
         ) from None
+    finally:
+        engine.close()
     return plan.run_dir, results

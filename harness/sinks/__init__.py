@@ -13,6 +13,17 @@ from harness.results import RECORDS_FILE
 from harness.sinks._base import RecordSink, SinkTarget
 from harness.sinks._es import ALIAS, DEFAULT_INDEX, TEMPLATE_NAME, EsSink, index_template
 from harness.sinks._jsonl import JsonlSink
+from harness.sinks._metrics import (
+    METRIC_SINKS,
+    METRICS_ALIAS,
+    METRICS_INDEX,
+    METRICS_TEMPLATE,
+    EngineMetricSink,
+    JsonlMetricSink,
+    MetricSink,
+    MetricTarget,
+    metrics_template,
+)
 
 SINKS: dict[str, Callable[[SinkTarget], RecordSink]] = {
     "jsonl": lambda target: JsonlSink(target.run_dir / RECORDS_FILE),
@@ -22,11 +33,20 @@ SINKS: dict[str, Callable[[SinkTarget], RecordSink]] = {
 __all__ = [
     "ALIAS",
     "DEFAULT_INDEX",
+    "METRICS_ALIAS",
+    "METRICS_INDEX",
+    "METRICS_TEMPLATE",
+    "METRIC_SINKS",
     "SINKS",
     "TEMPLATE_NAME",
+    "EngineMetricSink",
     "EsSink",
+    "JsonlMetricSink",
     "JsonlSink",
+    "MetricSink",
+    "MetricTarget",
     "RecordSink",
     "SinkTarget",
     "index_template",
+    "metrics_template",
 ]

@@ -259,6 +259,16 @@ class RestBackend(ABC):
     def refresh(self, name: str) -> None:
         self._call("POST", f"/{_p(name)}/_refresh", what=f"refreshing {name}")
 
+    def force_merge(self, name: str, *, max_segments: int = 1, timeout_s: float = 600.0) -> None:
+        """Merge ``name`` down to ``max_segments`` segments (waits for the merge)."""
+        self._call(
+            "POST",
+            f"/{_p(name)}/_forcemerge",
+            what=f"force-merging {name}",
+            params=_params(max_num_segments=max_segments),
+            timeout_s=timeout_s,
+        )
+
     def list_indices(self, pattern: str) -> list[IndexStats]:
         rows = self._call(
             "GET",
@@ -343,8 +353,20 @@ class RestBackend(ABC):
         answer = self._call("POST", f"/{_p(index)}/_count", what=f"counting documents in {index}", body=body)
         return int(answer["count"])
 
-    def search(self, index: str, body: Mapping[str, Any]) -> SearchResult:
-        answer = self._call("POST", f"/{_p(index)}/_search", what=f"searching {index}", body=dict(body))
+    def search(
+        self, index: str, body: Mapping[str, Any] | bytes, *, timeout_s: float | None = None
+    ) -> SearchResult:
+        """One search; with ``timeout_s`` it is sent once (no client retry) and given up after that long,
+        as a load generator needs: a retried request would hide an error and stretch its service time.
+        ``body`` may be JSON already encoded (bytes): it is sent as it is."""
+        answer = self._call(
+            "POST",
+            f"/{_p(index)}/_search",
+            what=f"searching {index}",
+            body=body if isinstance(body, bytes) else dict(body),
+            timeout_s=timeout_s,
+            once=timeout_s is not None,
+        )
         return _result(answer)
 
     def msearch(

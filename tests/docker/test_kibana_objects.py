@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.sinks import index_template
+from harness.sinks import index_template, metrics_template
 
 KIBANA_DIR = Path(__file__).resolve().parents[2] / "docker" / "kibana"
 # Known type migration versions of Kibana 9.x for the types we ship (see docker/kibana/generate.py).
@@ -43,6 +43,9 @@ def _mapped_fields(props: dict[str, Any], prefix: str = "") -> Iterator[str]:
 
 
 FIELDS = set(_mapped_fields(index_template()["template"]["mappings"]["properties"]))
+METRIC_FIELDS = set(_mapped_fields(metrics_template()["template"]["mappings"]["properties"]))
+#: each data view's fields: the template of the indices it covers
+VIEW_FIELDS = {"harness-eval": FIELDS, "harness-metrics": METRIC_FIELDS}
 OBJECTS = _objects()
 BY_KEY = {(o["type"], o["id"]): o for o in OBJECTS}
 
@@ -56,8 +59,13 @@ def test_objects_parse_and_carry_kibana_9_migration_versions() -> None:
         assert isinstance(o["attributes"].get("title"), str)
     titles = {o["attributes"]["title"] for o in OBJECTS if o["type"] == "search"}
     assert titles == {"worst queries", "missed relevant documents", "hybrid lost against lexical"}
-    [view] = [o for o in OBJECTS if o["type"] == "index-pattern"]
-    assert view["attributes"]["title"] == "harness-eval*" and view["attributes"]["timeFieldName"] in FIELDS
+    views = {o["id"]: o for o in OBJECTS if o["type"] == "index-pattern"}
+    assert set(views) == set(VIEW_FIELDS)
+    for name, view in views.items():
+        assert view["attributes"]["title"] == f"{name}*"
+        assert view["attributes"]["timeFieldName"] in VIEW_FIELDS[name]
+    dashboards = {o["attributes"]["title"] for o in OBJECTS if o["type"] == "dashboard"}
+    assert dashboards == {"R2MED harness: failure inspection", "R2MED harness: load and ANN"}
 
 
 def test_every_reference_resolves_within_the_files() -> None:
@@ -70,7 +78,7 @@ def test_every_reference_resolves_within_the_files() -> None:
             assert source["indexRefName"] in names
         if o["type"] == "dashboard":
             panels = json.loads(o["attributes"]["panelsJSON"])
-            assert {p["type"] for p in panels} == {"lens", "visualization", "search"}
+            assert {p["type"] for p in panels} <= {"lens", "visualization", "search"}
             for p in panels:
                 assert p["gridData"]["i"] == p["panelIndex"]
                 if "panelRefName" in p:
@@ -95,6 +103,7 @@ def _used_fields(o: dict[str, Any]) -> Iterator[str]:
     if o["type"] == "dashboard":
         for p in json.loads(attrs["panelsJSON"]):
             state = p["embeddableConfig"].get("attributes", {}).get("state", {})
+            yield from re.findall(r"([\w.@]+)\s*(?::|<=|>=|<|>)", state.get("query", {}).get("query", ""))
             for layer in state.get("datasourceStates", {}).get("formBased", {}).get("layers", {}).values():
                 for column in layer["columns"].values():
                     if column["sourceField"] != "___records___":
@@ -109,10 +118,32 @@ def _used_fields(o: dict[str, Any]) -> Iterator[str]:
             yield from re.findall(r"datum\._source\.([\w.@]+)", calc.get("calculate", ""))
 
 
+def _view(o: dict[str, Any]) -> str:
+    """The data view (template) an object reads: its references, or a Vega spec's index."""
+    if o["type"] == "index-pattern":
+        return str(o["id"])
+    if o["type"] == "visualization":
+        spec = json.loads(json.loads(o["attributes"]["visState"])["params"]["spec"])
+        return str(spec["data"]["url"]["index"]).rstrip("*")
+    refs = [r["id"] for r in o["references"] if r["type"] == "index-pattern"]
+    inner = [
+        r["id"]
+        for p in json.loads(o["attributes"].get("panelsJSON", "[]"))
+        for r in p["embeddableConfig"].get("attributes", {}).get("references", [])
+    ]
+    found = set(refs + inner) or {
+        _view(BY_KEY[(r["type"], r["id"])]) for r in o["references"] if (r["type"], r["id"]) in BY_KEY
+    }
+    assert len(found) == 1, f"{o['id']}: expected one data view, found {sorted(found)}"
+    return found.pop()
+
+
 @pytest.mark.parametrize("key", sorted(BY_KEY), ids=lambda k: f"{k[0]}:{k[1]}")
 def test_every_field_used_exists_in_the_template(key: tuple[str, str]) -> None:
+    view = _view(BY_KEY[key])
+    fields = VIEW_FIELDS[view]
     used = set(_used_fields(BY_KEY[key]))
-    assert used <= FIELDS, f"fields not in the harness-eval template: {sorted(used - FIELDS)}"
+    assert used <= fields, f"fields not in the {view} template: {sorted(used - fields)}"
     if key[0] in ("search", "visualization"):
         assert used, "the check found no field to verify"
 
@@ -122,5 +153,6 @@ def test_ndjson_is_what_generate_py_writes() -> None:
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    expected = "".join(json.dumps(o, sort_keys=True) + "\n" for o in module.saved_objects())
-    assert (KIBANA_DIR / "harness-eval.ndjson").read_text(encoding="utf-8") == expected
+    for name, objects in module.FILES.items():
+        expected = "".join(json.dumps(o, sort_keys=True) + "\n" for o in objects())
+        assert (KIBANA_DIR / name).read_text(encoding="utf-8") == expected, name

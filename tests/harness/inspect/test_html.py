@@ -79,3 +79,44 @@ def test_html_renders_in_headless_chromium(run_dir: Path, tmp_path: Path) -> Non
         assert f'id="table-{slug(name)}"' in dom.stdout
         assert f"{N_QUERIES} of {N_QUERIES} queries" in dom.stdout  # the drill-down script counted them
     assert 'id="plot-ndcg"' in dom.stdout and "<rect" in dom.stdout
+
+
+def test_the_ann_sweep_draws_its_recall_latency_frontier(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from harness.ann import mark_frontier
+    from harness.results import AnnPoint, AnnSweep, Distribution, RunResults, SweepSettings
+
+    run_dir = make_run_dir(tmp_path / "run", with_records=False)[0]
+    results = RunResults.load(run_dir)
+    points = [
+        AnnPoint(
+            t, c, r, 0.6, Distribution(p50=ms, p99=3 * ms), Distribution(p50=ms), 100.0, 8_000_000, f"i-{t}"
+        )
+        for t, c, r, ms in (
+            ("hnsw", 10, 0.90, 1.0),
+            ("hnsw", 100, 0.99, 2.0),
+            ("int8_hnsw", 10, 0.85, 1.5),
+            ("int8_hnsw", 100, 0.97, 2.5),
+            ("flat", None, 1.0, 9.0),
+        )
+    ]
+    sweep = AnnSweep(
+        SweepSettings(("hnsw", "int8_hnsw", "flat"), (10, 100)),
+        "vector",
+        "ab" * 32,
+        500,
+        40,
+        "client",
+        mark_frontier(points),
+    )
+    name = next(iter(results.datasets))
+    datasets = {**results.datasets, name: replace(results.datasets[name], ann_sweep=sweep)}
+    replace(results, datasets=datasets).save(run_dir)
+    html = render_html(run_dir)
+    svg = re.search(rf'<svg id="plot-frontier-{slug(name)}".*?</svg>', html, re.S)
+    assert svg is not None
+    assert svg.group(0).count('r="4"') == 5  # one dot per point
+    assert svg.group(0).count('r="7"') == 3  # hnsw@10, hnsw@100 and flat are on the frontier; int8 is not
+    assert "<title>frontier</title>" in svg.group(0) and "log scale" in svg.group(0)
+    assert f'id="ann-{slug(name)}"' in html  # and the sweep's table

@@ -13,7 +13,7 @@ from tests.harness.inspect.synthetic import ARMS, N_QUERIES, TIMESTAMP, make_dat
 TOP_LEVEL = {
     "@timestamp", "run_id", "dataset", "arm", "fusion", "model", "query", "metrics", "first_relevant_rank",
     "relevant", "retrieved_count", "missed", "top_hits", "attribution", "arms_ndcg_at_10", "delta",
-    "comparison", "latency_ms",
+    "comparison", "batch_ms",
 }  # fmt: skip
 
 
@@ -70,7 +70,7 @@ def test_record_contents_agree_with_the_rankings(dataset) -> None:  # type: igno
         cmp = r.comparison.ndcg_at_10_delta
         assert cmp == pytest.approx(ndcg["hybrid"] - ndcg["lexical"])
         assert r.comparison.outcome == ("won" if cmp > 1e-9 else "lost" if cmp < -1e-9 else "tied")
-        assert r.latency_ms == dataset.latency_ms[arm][qid]
+        assert r.batch_ms == dataset.latency_ms[arm][qid]
 
 
 def test_the_synthetic_data_exercises_misses_ties_and_disagreement(dataset) -> None:  # type: ignore[no-untyped-def]
@@ -86,13 +86,13 @@ def test_expansion_goes_to_expanded_arms_only(dataset) -> None:  # type: ignore[
     per_query = {**dataset.per_query, "lexical+hyde": dataset.per_query["lexical"]}
     context = RecordContext(
         run_id="r", timestamp=TIMESTAMP, dataset="Biology", queries=dataset.queries, qrels=dataset.qrels,
-        runs=runs, per_query=per_query, doc_lookup=dataset.doc_lookup, latency_ms={},
+        runs=runs, per_query=per_query, doc_lookup=dataset.doc_lookup, batch_ms={},
         expansions=dataset.expansions,
     )  # fmt: skip
     for r in build_records(context):
         expected = dataset.expansions[r.query.id] if r.arm == "lexical+hyde" else None
         assert r.query.expansion == expected
-        assert r.latency_ms is None
+        assert r.batch_ms is None
 
 
 def test_errors_say_what_was_expected(dataset) -> None:  # type: ignore[no-untyped-def]

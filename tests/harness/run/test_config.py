@@ -46,3 +46,30 @@ def test_strings_become_typed_values() -> None:
     tuned = RunConfig(mode="hybrid", fusion="wsum", tune_on="train")
     assert tuned.fusion_spec.weights == (0.5, 0.5)  # the start; tuning replaces them
     assert "output" not in cfg.identity() and cfg.identity()["fusion"] == "wsum:norm=min-max,weights=0.3/0.7"
+
+
+def test_performance_options_are_validated_and_never_change_the_run_identity() -> None:
+    from harness.ann import SweepOptions
+    from harness.load import LoadOptions
+
+    with pytest.raises(ConfigError, match="expected mode vector or hybrid, found lexical"):
+        RunConfig(mode="lexical", datasets=("sample",), ann_sweep=SweepOptions())
+    with pytest.raises(ConfigError, match="--ann-index-types"):
+        SweepOptions(index_types=("hnsw", "nosuch"))
+    with pytest.raises(ConfigError, match="--ann-candidates between k"):
+        SweepOptions(candidates=(5,))
+    plain = RunConfig(mode="hybrid", datasets=("sample",))
+    loaded = RunConfig(
+        mode="hybrid",
+        datasets=("sample",),
+        load=LoadOptions(clients=2, iterations=1),
+        ann_recall=False,
+        ann_sweep=SweepOptions(),
+    )
+    assert plain.identity() == loaded.identity()  # adding --load resumes the same run directory
+
+
+def test_bad_load_flags_fail_from_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "hybrid", "--dataset", "sample", "--load", "--duration", "5", "--iterations", "2"])
+    assert code == 2
+    assert "expected --duration or --iterations, found both" in capsys.readouterr().err
