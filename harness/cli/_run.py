@@ -17,7 +17,7 @@ from harness.inspect import arm_table, print_table, significance_table
 from harness.results import RunResults
 from harness.run import MAX_DEPTH, RunConfig, run
 from harness.strategies import LEXICAL_FIELDS, MODES
-from indexer import BM25_FIELDS, ConnectionSettings, write_json_atomic
+from indexer import ANALYSIS_CHAINS, BM25_FIELDS, ConnectionSettings, write_json_atomic
 
 
 def _opt(*names: str, help: str) -> Any:
@@ -40,9 +40,24 @@ RevisionOpt = Annotated[
 ]
 QueryPromptOpt = Annotated[str | None, _opt("--query-prompt", help="Override the model's query prompt.")]
 FusionOpt = Annotated[
-    str, _opt("--fusion", help="rrf[:k=60] | combsum|combmnz|wsum[:norm=min-max|zmuv|max,weights=a/b].")
+    str,
+    _opt(
+        "--fusion",
+        help="rrf[:k=60] | combsum|combmnz|wsum[:norm=min-max|zmuv|max,weights=a/b]; wsum's two weights "
+        "also weight hybrid-engine-sum (raw BM25 and kNN scores; default 1/1).",
+    ),
 ]
-TuneOnOpt = Annotated[str | None, _opt("--tune-on", help="Tune fusion weights on this split (e.g. train).")]
+TuneOnOpt = Annotated[
+    str | None,
+    _opt("--tune-on", help="Tune fusion and in-engine sum weights on this split (e.g. train)."),
+]
+AnalysisOpt = Annotated[
+    str | None,
+    _opt(
+        "--analysis",
+        help=f"Index analysis chain: {' | '.join(ANALYSIS_CHAINS)} (default: the engine's best).",
+    ),
+]
 ExpansionOpt = Annotated[
     str | None, _opt("--expansion", help="hyde|query2doc|lamer|search-o1|search-r1[:LLM].")
 ]
@@ -92,6 +107,7 @@ def run_command(
     num_candidates: CandidatesOpt = None,
     bm25: Bm25Opt = "es",
     lexical_field: LexicalFieldOpt = "combined",
+    analysis: AnalysisOpt = None,
     batch_size: BatchOpt = 32,
     concurrency: ConcurrencyOpt = 2,
     timeout: TimeoutOpt = 60.0,
@@ -124,6 +140,7 @@ def run_command(
         num_candidates=num_candidates,
         bm25=bm25,
         lexical_field=lexical_field,
+        analysis=analysis,
         search=SearchOptions(
             batch_size=batch_size, concurrency=concurrency, timeout_s=timeout, max_retries=max_retries
         ),

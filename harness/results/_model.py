@@ -57,6 +57,8 @@ class ArmResult:
     queries: int
     empty_queries: tuple[str, ...] = ()
     retries: int = 0
+    #: (lexical, vector) weights of an in-engine weighted sum (``hybrid-engine-sum``); None for other arms
+    weights: tuple[float, float] | None = None
 
     def metric(self, key: str) -> float | None:
         return self.metrics.get(key)
@@ -181,6 +183,8 @@ class Manifest:
     fusion: FusionSpec | None = None
     fusion_tuned: dict[str, FusionSpec] = field(default_factory=dict)
     model: ModelInfo | None = None
+    #: the analysis chain of the run's indices (english | hunspell | standard)
+    analysis: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = encode(self)
@@ -203,6 +207,7 @@ class Manifest:
             ("fusion", str(self.fusion) if self.fusion else None),
             ("model", self.model.label if self.model else None),
             ("engine", f"{self.engine.capabilities.flavour} {self.engine.version}"),
+            ("analysis", self.analysis),
             ("harness", self.harness_version),
             ("git", self.git_sha),
         ]

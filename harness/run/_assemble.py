@@ -69,10 +69,17 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
         )
         if spec is not None
         else None,
+        analysis=plan.analysis or None,
     )
 
 
-def arm_result(run: ArmRun, evaluation: Evaluation, queries: int, seed: int) -> ArmResult:
+def arm_result(
+    run: ArmRun,
+    evaluation: Evaluation,
+    queries: int,
+    seed: int,
+    weights: tuple[float, float] | None = None,
+) -> ArmResult:
     ci95 = {}
     for key in evaluation.means:
         ci = bootstrap_ci(list(evaluation.per_query[key].values()), seed=seed)
@@ -86,6 +93,7 @@ def arm_result(run: ArmRun, evaluation: Evaluation, queries: int, seed: int) -> 
         queries=queries,
         empty_queries=evaluation.empty_qids,
         retries=run.retries,
+        weights=weights,
     )
 
 
@@ -110,8 +118,12 @@ def dataset_result(outcome: DatasetOutcome, tests: Sequence[Comparison], seed: i
     name = outcome.dataset.name
     n = len(outcome.dataset.queries)
     summary = outcome.index_summary
+    weighted = {a.name for a in outcome.plan.weighted_arms}
     return DatasetResult(
-        arms={arm: arm_result(outcome.runs[arm], ev, n, seed) for arm, ev in outcome.evaluations.items()},
+        arms={
+            arm: arm_result(outcome.runs[arm], ev, n, seed, outcome.sum_weights if arm in weighted else None)
+            for arm, ev in outcome.evaluations.items()
+        },
         significance=tuple(c for c in tests if c.dataset == name),
         paper={row.label: PaperBaseline(row.system, row.score) for row in reference_rows(name, "ndcg_at_10")},
         index=outcome.index,
