@@ -27,6 +27,11 @@ from indexer import (
 )
 
 RETRYABLE = RequestFailed.RETRYABLE_STATUS
+CLAUSE_HINT = (
+    ". The query text has more distinct terms than the cluster allows clauses in one query: raise the "
+    "cluster's indices.query.bool.max_clause_count (OpenSearch defaults to 1024; the managed node sets "
+    "16384), or shorten the expansion"
+)
 
 
 @dataclass(slots=True)
@@ -144,6 +149,7 @@ def _send(
                 arm, qid, _ = batch[i]
                 raise RunError(
                     f"{arm} search for query {qid} on {index} failed (HTTP {answer.status}): {answer.error}"
+                    + (CLAUSE_HINT if "maxClauseCount" in answer.error else "")
                 )
         return again
 

@@ -256,10 +256,13 @@ class ElasticsearchBackend(RestBackend):
         notes = []
         if not analyzers["english"]:
             notes.append(
-                "no 'english' analyzer (analysis-common missing): the index falls back to standard+stop"
+                "no 'english' analyzer (analysis-common missing): the index falls back to hunspell "
+                "(or standard+stop without a hunspell dictionary)"
             )
         if not retrievers["rrf"]:
-            notes.append("engine 'rrf' retriever unavailable: hybrid fuses on the client only")
+            notes.append(
+                "no 'rrf'/'linear' retrievers: hybrid is fused on the client, and in the engine by a weighted sum"
+            )
         return Capabilities(
             version=version,
             flavour=self.product,
