@@ -192,7 +192,8 @@ def corpus_ids(folder: Path) -> list[str]:
 
 
 _SUMMARY = re.compile(
-    r"(?P<work>built|unchanged|resumed/extended) (?P<index>\S+) → alias (?P<alias>\S+); (?P<docs>[\d,]+) docs "
+    r"(?P<work>built|unchanged|resumed/extended) (?P<index>\S+) → alias (?P<alias>\S+) \((?P<analysis>\w+) analysis\); "
+    r"(?P<docs>[\d,]+) docs "
     r".*?indexed (?P<indexed>[\d,]+), vectors added (?P<updated>[\d,]+), already there (?P<skipped>[\d,]+);"
     r".*?bulk retries (?P<retries>\d+)"
 )

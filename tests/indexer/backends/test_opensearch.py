@@ -155,8 +155,10 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _harness(argv: list[str], capfd: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """Exit code and everything printed (notes go to the console, errors to stderr), wrapping undone."""
     code = harness_main(argv)
-    return code, " ".join(capfd.readouterr().err.split())
+    out = capfd.readouterr()
+    return code, " ".join((out.out + " " + out.err).split())
 
 
 def test_the_cli_on_a_cluster_without_knn(
