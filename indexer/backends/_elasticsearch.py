@@ -109,12 +109,6 @@ class ElasticsearchBackend(RestBackend):
         # bulk and msearch: the caller paces retries, the client must not retry behind its back
         self._once = self._client.options(max_retries=0, retry_on_status=(), retry_on_timeout=False)
 
-    @classmethod
-    def from_client(cls, client: Elasticsearch) -> ElasticsearchBackend:
-        """A backend over an existing client (the URL is the client's first node)."""
-        node = client.transport.node_pool.all()[0].config
-        return cls(ConnectionSettings(url=f"{node.scheme}://{node.host}:{node.port}"), client=client)
-
     def close(self) -> None:
         self._client.close()
 
