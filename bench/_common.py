@@ -15,27 +15,28 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from elasticsearch import Elasticsearch
-
 from indexer import (
+    Backend,
     ConnectionSettings,
     EngineConfig,
     ManagedNode,
     connect,
     default_cache_dir,
     default_state_dir,
-    probe,
+    get_engine,
 )
 
 #: name of the managed node the benchmarks start when ES_URL is not set
 NODE_NAME = "bench"
+#: which engine the managed node runs (elasticsearch or opensearch)
+ENGINE_VAR = "R2MED_BENCH_ENGINE"
 
 
 @dataclass(frozen=True, slots=True)
 class Engine:
-    client: Elasticsearch
+    backend: Backend
     url: str
-    description: str  # version, flavour and where it came from
+    description: str  # product, version, flavour and where it came from
 
 
 def free_port() -> int:
@@ -47,32 +48,43 @@ def free_port() -> int:
 
 @contextmanager
 def engine(heap: str | None = None) -> Iterator[Engine]:
-    """The cluster at ``ES_URL`` when set; otherwise a managed node named ``bench`` on a free port,
-    stopped on the way out (only if this call started it)."""
+    """The cluster at ``ES_URL`` when set (either engine); otherwise a managed node named ``bench``
+    (``$R2MED_BENCH_ENGINE``, default elasticsearch) on a free port, stopped on the way out (only if
+    this call started it)."""
     if os.environ.get("ES_URL"):
         settings = ConnectionSettings.resolve()
-        client = connect(settings)
-        caps = probe(client)
-        yield Engine(client, settings.url, f"Elasticsearch {caps.version} ({caps.build_flavour}) at ES_URL")
+        backend = connect(settings)
+        caps = backend.probe()
+        try:
+            yield Engine(
+                backend, settings.url, f"{caps.flavour} {caps.version} ({caps.build_flavour}) at ES_URL"
+            )
+        finally:
+            backend.close()
         return
+    flavour = get_engine(os.environ.get(ENGINE_VAR, "elasticsearch"))
     config = EngineConfig(
         state_dir=default_state_dir(),
         cache_dir=default_cache_dir(),
-        name=NODE_NAME,
+        name=f"{NODE_NAME}-{flavour.name}",
         http_port=free_port(),
         heap=heap or os.environ.get("R2MED_BENCH_HEAP", "1g"),
+        engine=flavour.name,
     )
     node = ManagedNode(config)
-    print(f"starting a managed Elasticsearch node {NODE_NAME!r} on {config.url} ...", file=sys.stderr)
+    print(f"starting a managed {flavour.display} node {config.name!r} on {config.url} ...", file=sys.stderr)
     status, started = node.start()
     try:
-        client = connect(ConnectionSettings(url=status.url))
-        caps = probe(client)
-        yield Engine(
-            client,
-            status.url,
-            f"Elasticsearch {caps.version} ({caps.build_flavour}), managed node {NODE_NAME!r} at {status.url}",
-        )
+        backend = connect(ConnectionSettings(url=status.url))
+        caps = backend.probe()
+        try:
+            yield Engine(
+                backend,
+                status.url,
+                f"{flavour.display} {caps.version} ({caps.build_flavour}), managed node {config.name!r} at {status.url}",
+            )
+        finally:
+            backend.close()
     finally:
         if started:
             node.stop()

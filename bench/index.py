@@ -1,19 +1,20 @@
-"""Indexing benchmarks (issue 4, section 7), against a real Elasticsearch.
+"""Indexing benchmarks (issue 4, section 7), against a real Elasticsearch or OpenSearch.
 
     python bench/index.py [--quick] [--repeats N] [--only a,b,c,d]
 
 a. Loading: our streaming loader (``indexer._bulk.BulkLoader``, as ``build_index`` drives it:
    index created in loading mode, parallel senders, byte-sized chunks, settings restored at
-   the end) against a BEIR-style baseline (``elasticsearch.helpers.bulk``, one thread, default
-   refresh and replicas), on the same SciFact documents with the same precomputed vectors
+   the end) against a BEIR-style baseline (what ``elasticsearch.helpers.bulk`` does: chunks of 500
+   actions, one thread, default refresh and replicas; sent through the same backend), on the same
+   SciFact documents with the same precomputed vectors
    into indices with the same mapping. Only the load and the final refresh are timed.
 b. Embedding cache, cold against warm (``bench/embedding.py``'s ``bench_cache``).
 c. Memory: peak RSS of ``harness index`` (a fresh child process each run, BM25 text only) on
    a small against a ten times larger synthetic BEIR corpus, generated on disk by streaming.
 d. Batching: length-sorted against unsorted batches (``bench/embedding.py``'s ``bench_batching``).
 
-The engine is ``ES_URL`` when set, otherwise a managed node named ``bench`` on a free port,
-stopped at the end. Every figure is the median of ``--repeats`` runs; baselines are measured
+The engine is ``ES_URL`` when set (either engine), otherwise a managed node
+(``$R2MED_BENCH_ENGINE``, default elasticsearch) on a free port, stopped at the end. Every figure is the median of ``--repeats`` runs; baselines are measured
 in the same run, alternating with our side. Nothing is asserted: figures are printed.
 """
 
@@ -33,13 +34,12 @@ from typing import Any
 
 import numpy as np
 from _common import Engine, Row, engine, median, print_summary, spread
-from elasticsearch import Elasticsearch, NotFoundError, helpers
 from embedding import bench_batching, bench_cache, print_batching, print_cache
 
-from indexer import probe
+from indexer import Backend
 from indexer._build import resolve_alias, serving_settings
-from indexer._bulk import BulkLoader
-from indexer._layout import VectorOptions, choose_analysis, text_side, vector_field
+from indexer._bulk import BulkLoader, dumps
+from indexer._layout import VectorOptions, choose_analysis, text_side, vector_spec
 from indexer.data import load_dataset
 from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, document_text, resolve_model
 
@@ -47,6 +47,7 @@ LOAD_TARGET = 1.5
 MEMORY_TARGET = 1.5
 PREFIX = "bench-load"
 WARMUP_DOCS = 1000
+BEIR_CHUNK = 500  # elasticsearch.helpers.bulk's default chunk_size
 
 # --------------------------------------------------------------------------- (a) loading
 
@@ -85,60 +86,70 @@ def precomputed_corpus(limit: int | None, model: str = "minilm") -> Corpus:
     return Corpus(docs, field, len(docs[0][field]), embedder.stats.model_calls, embedder.stats.cache_hits)
 
 
-def index_body(client: Elasticsearch, corpus: Corpus, *, loading_mode: bool) -> dict[str, Any]:
+def index_body(backend: Backend, corpus: Corpus, *, loading_mode: bool) -> dict[str, Any]:
     """The harness mapping (text side + the model's vector field). ``loading_mode`` keeps the
-    template's refresh -1 / replicas 0 / async translog; without it all are left to Elasticsearch's defaults."""
-    body = text_side(choose_analysis(probe(client)))
-    body["mappings"]["properties"][corpus.vector_field] = vector_field(corpus.dims, VectorOptions())
+    template's refresh -1 / replicas 0; without it both are left to the engine's defaults."""
+    body = text_side(choose_analysis(backend.probe()))
+    body["mappings"]["properties"][corpus.vector_field] = backend.vector_mapping(
+        vector_spec(corpus.dims, VectorOptions())
+    )
     if not loading_mode:
         for key in ("refresh_interval", "number_of_replicas"):
             body["settings"]["index"].pop(key, None)
     return body
 
 
-def _create(client: Elasticsearch, name: str, body: dict[str, Any]) -> None:
-    client.indices.delete(index=name, ignore_unavailable=True)
-    client.indices.create(index=name, settings=body["settings"], mappings=body["mappings"])
-    client.cluster.health(index=name, wait_for_status="yellow", timeout="60s")
+def _create(backend: Backend, name: str, body: dict[str, Any]) -> None:
+    backend.delete_index(name, missing_ok=True)
+    backend.create_index(name, settings=body["settings"], mappings=body["mappings"])
+    backend.health(index=name, wait_for_status="yellow", timeout_s=60)
 
 
-def _check(client: Elasticsearch, name: str, corpus: Corpus) -> None:
-    docs = int(client.count(index=name)["count"])
-    vectors = int(client.count(index=name, query={"exists": {"field": corpus.vector_field}})["count"])
+def _check(backend: Backend, name: str, corpus: Corpus) -> None:
+    docs = backend.count(name)
+    vectors = backend.count(name, {"exists": {"field": corpus.vector_field}})
     if docs != len(corpus.docs) or vectors != len(corpus.docs):
         raise SystemExit(
             f"{name}: {docs} documents, {vectors} with vectors; expected {len(corpus.docs)} each"
         )
 
 
-def load_ours(client: Elasticsearch, name: str, corpus: Corpus, workers: int) -> float:
+def load_ours(backend: Backend, name: str, corpus: Corpus, workers: int) -> float:
     """Seconds for our loader: loading-mode index, BulkLoader, settings restored, final refresh."""
-    _create(client, name, index_body(client, corpus, loading_mode=True))
-    replicas = 0 if probe(client).nodes < 2 else 1  # what build_index restores
+    _create(backend, name, index_body(backend, corpus, loading_mode=True))
+    replicas = 0 if backend.probe().nodes < 2 else 1  # what build_index restores
     started = time.perf_counter()
-    with BulkLoader(client, name, workers=workers) as loader:
+    with BulkLoader(backend, name, workers=workers) as loader:
         for doc in corpus.docs:
             loader.index_doc(doc["id"], doc)
     loader.raise_for_failures()
-    client.indices.put_settings(index=name, settings={"index": serving_settings(replicas)})
-    client.indices.refresh(index=name)
+    backend.put_settings(name, {"index": serving_settings(replicas)})
+    backend.refresh(name)
     seconds = time.perf_counter() - started
-    _check(client, name, corpus)
+    _check(backend, name, corpus)
     return seconds
 
 
-def load_beir(client: Elasticsearch, name: str, corpus: Corpus) -> float:
-    """Seconds for the BEIR-style baseline: helpers.bulk, one thread, default settings, final refresh."""
-    _create(client, name, index_body(client, corpus, loading_mode=False))
+def load_beir(backend: Backend, name: str, corpus: Corpus) -> float:
+    """Seconds for the BEIR-style baseline: what helpers.bulk does (chunks of 500, one thread), default
+    settings, final refresh."""
+    _create(backend, name, index_body(backend, corpus, loading_mode=False))
     started = time.perf_counter()
-    helpers.bulk(client, ({"_index": name, "_id": d["id"], "_source": d} for d in corpus.docs))
-    client.indices.refresh(index=name)
+    for at in range(0, len(corpus.docs), BEIR_CHUNK):
+        chunk = corpus.docs[at : at + BEIR_CHUNK]
+        payload = b"".join(
+            dumps({"index": {"_index": name, "_id": d["id"]}}) + b"\n" + dumps(d) + b"\n" for d in chunk
+        )
+        failed = backend.bulk(payload, timeout_s=120).failed
+        if failed:
+            raise SystemExit(f"{name}: the baseline load was refused: {failed[0]}")
+    backend.refresh(name)
     seconds = time.perf_counter() - started
-    _check(client, name, corpus)
+    _check(backend, name, corpus)
     return seconds
 
 
-def bench_loading(client: Elasticsearch, corpus: Corpus, repeats: int, workers: int) -> dict[str, Any]:
+def bench_loading(client: Backend, corpus: Corpus, repeats: int, workers: int) -> dict[str, Any]:
     n = len(corpus.docs)
     rates: dict[str, list[float]] = {"ours": [], "beir": []}
     tag = f"{os.getpid()}"
@@ -152,7 +163,7 @@ def bench_loading(client: Elasticsearch, corpus: Corpus, repeats: int, workers: 
         try:
             load(name)
         finally:
-            client.indices.delete(index=name, ignore_unavailable=True)
+            client.delete_index(name, missing_ok=True)
     for r in range(repeats):
         order = ["ours", "beir"] if r % 2 == 0 else ["beir", "ours"]
         for side in order:
@@ -164,7 +175,7 @@ def bench_loading(client: Elasticsearch, corpus: Corpus, repeats: int, workers: 
                     else load_beir(client, name, corpus)
                 )
             finally:
-                client.indices.delete(index=name, ignore_unavailable=True)
+                client.delete_index(name, missing_ok=True)
             rates[side].append(n / s)
             print(f"    repeat {r + 1}/{repeats} {side:>4}: {s:6.2f} s  {n / s:8,.0f} docs/s", flush=True)
     ratios = [o / b for o, b in zip(rates["ours"], rates["beir"], strict=True)]
@@ -249,17 +260,13 @@ def write_synthetic(root: Path, n: int) -> Path:
     return root
 
 
-def _drop_index(client: Elasticsearch, dataset_name: str) -> None:
+def _drop_index(client: Backend, dataset_name: str) -> None:
     found = resolve_alias(client, dataset_name)
     if found is not None:
-        client.indices.delete(index=found[0])
+        client.delete_index(found[0])
     else:  # a run that failed before publishing leaves an index without the alias
-        try:
-            stray = client.indices.get(index=f"r2med-{dataset_name}-*", expand_wildcards="all").body
-        except NotFoundError:
-            stray = {}
-        for name in stray:
-            client.indices.delete(index=name)
+        for stray in client.list_indices(f"r2med-{dataset_name}-*"):
+            client.delete_index(stray.name)
 
 
 #: a fresh, small interpreter that runs one command and reports the peak RSS of its one child.
@@ -306,7 +313,7 @@ def harness_index_peak(folder: Path, url: str, log: Path) -> tuple[int, float]:
     return int(peak_file.read_text()) * 1024, seconds  # Linux reports KiB
 
 
-def bench_memory(client: Elasticsearch, url: str, small: int, large: int, repeats: int) -> dict[str, Any]:
+def bench_memory(client: Backend, url: str, small: int, large: int, repeats: int) -> dict[str, Any]:
     peaks: dict[int, list[int]] = {small: [], large: []}
     seconds: dict[int, list[float]] = {small: [], large: []}
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
@@ -432,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _figure_a(es: Engine, plan: Plan, results: dict[str, dict[str, Any]]) -> Row:
     corpus = precomputed_corpus(plan.load_docs)
-    r = results["a"] = bench_loading(es.client, corpus, plan.repeats, plan.workers)
+    r = results["a"] = bench_loading(es.backend, corpus, plan.repeats, plan.workers)
     print_loading(r, corpus)
     return Row(
         f"(a) loading, {r['docs']:,} docs",
@@ -466,7 +473,7 @@ def _figure_b(plan: Plan, results: dict[str, dict[str, Any]]) -> Row:
 
 
 def _figure_c(es: Engine, plan: Plan, results: dict[str, dict[str, Any]]) -> Row:
-    r = results["c"] = bench_memory(es.client, es.url, plan.small, plan.large, plan.repeats)
+    r = results["c"] = bench_memory(es.backend, es.url, plan.small, plan.large, plan.repeats)
     print_memory(r)
     return Row(
         f"(c) peak RSS, {r['large_docs']:,} vs {r['small_docs']:,} docs",

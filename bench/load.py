@@ -53,11 +53,11 @@ from indexer import (
     ManagedNode,
     VectorSpec,
     build_encoder,
+    connect,
     default_cache_dir,
     default_state_dir,
     document_text,
     load_dataset,
-    open_backend,
     resolve_model,
 )
 
@@ -159,7 +159,7 @@ def engine(product: str) -> Iterator[tuple[Backend, str]]:
         print(f"starting a managed {product} node {config.name!r} ...", file=sys.stderr)
         status, started = node.start()
         url, where = status.url, f"managed node {config.name!r} at {status.url}"
-    backend = open_backend(ConnectionSettings(url=url))
+    backend = connect(ConnectionSettings(url=url))
     try:
         yield backend, f"{product} {backend.probe().version}, {where}"
     finally:

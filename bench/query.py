@@ -1,4 +1,4 @@
-"""Query benchmarks (issue 5, section 12), against a real Elasticsearch.
+"""Query benchmarks (issue 5, section 12), against a real Elasticsearch or OpenSearch.
 
     python bench/query.py [--repeats N] [--batch-size 32] [--concurrency 2]
 
@@ -15,8 +15,9 @@ with all-MiniLM-L6-v2; a no-op when it is already there):
    the other (two calls).
 
 Both sides are warmed up first; each figure is the median of ``--repeats`` runs, alternating
-which side goes first. The engine is ``ES_URL`` when set, otherwise a managed node named
-``bench`` on a free port, stopped at the end. Nothing is asserted: figures are printed.
+which side goes first. The engine is ``ES_URL`` when set (either engine), otherwise a managed
+node (``$R2MED_BENCH_ENGINE``, default elasticsearch) on a free port, stopped at the end.
+Nothing is asserted: figures are printed.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from _common import Row, engine, median, print_summary, spread
-from elasticsearch import Elasticsearch
 from rich.console import Console
 
 from harness._search import Request, SearchOptions, run_searches
 from harness.strategies import Lexical, QueryInput, SearchContext, Vector
+from indexer import Backend
 from indexer._build import IndexOptions, build_index
 from indexer.data import load_dataset
 from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
@@ -46,24 +47,23 @@ Run = dict[str, list[tuple[str, float]]]  # qid -> ranked (docid, score), in hit
 Took = dict[str, list[float]]  # side -> mean engine took (ms) per repeat
 
 
-def one_by_one(client: Elasticsearch, index: str, requests: Sequence[Request]) -> tuple[float, Run, float]:
+def one_by_one(backend: Backend, index: str, requests: Sequence[Request]) -> tuple[float, Run, float]:
     """(seconds, rankings, mean engine ``took`` ms) for one ``search`` call per request, in a loop."""
-    es = client.options(request_timeout=60.0)
     run: Run = {}
     took = 0.0
     started = time.perf_counter()
     for _, qid, body in requests:
-        resp = es.search(index=index, body=body)
-        run[qid] = [(hit["_id"], float(hit["_score"])) for hit in resp["hits"]["hits"]]
-        took += float(resp["took"])
+        answer = backend.search(index, body)
+        run[qid] = [(hit.id, float(hit.score or 0.0)) for hit in answer.hits]
+        took += answer.took_ms
     return time.perf_counter() - started, run, took / len(requests)
 
 
 def batched(
-    client: Elasticsearch, index: str, requests: Sequence[Request], options: SearchOptions
+    backend: Backend, index: str, requests: Sequence[Request], options: SearchOptions
 ) -> tuple[float, dict[str, Run], float]:
     """(seconds, arm -> rankings, mean engine ``took`` ms) for one ``run_searches`` call (its wall time)."""
-    results = run_searches(client, index, requests, options)
+    results = run_searches(backend, index, requests, options)
     walls = {res.wall_s for res in results.values()}
     runs = {arm: {qid: list(hits.items()) for qid, hits in res.run.items()} for arm, res in results.items()}
     took = sum(t for res in results.values() for t in res.took_ms.values())
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     options = SearchOptions(batch_size=args.batch_size, concurrency=args.concurrency)
 
     with engine() as es:
-        client = es.client
+        client = es.backend
         print(
             f"engine: {es.description}; cpus: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f}; "
             f"repeats: {args.repeats}",
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             f"(model calls {embedder.stats.model_calls - summary.model_calls})",
             flush=True,
         )
-        ctx = SearchContext(depth=args.depth, vector_field=embedder.spec.field_name)
+        ctx = SearchContext(depth=args.depth, vector_field=embedder.spec.field_name, dialect=client)
         inputs = [
             QueryInput(q, t, tuple(float(x) for x in v)) for q, t, v in zip(qids, texts, vectors, strict=True)
         ]

@@ -1,10 +1,11 @@
-"""Batched msearch with bounded concurrency, timeouts and retries.
+"""Batched msearch with bounded concurrency, timeouts and retries, on either engine.
 
 Every request is a list of ``(arm, qid, body)``; hits become runs
 ``{qid: {docid: score}}``. A query whose search returns nothing gets an empty
 ranking (scored 0 later), never dropped. Whole requests failing with 429/5xx
-or connection errors are retried with backoff; single searches rejected with
-429/5xx are retried alone; anything else stops the run with a clear error.
+or connection errors are retried with backoff (the shared :class:`~indexer.Retry`
+decides, from the backend's typed errors); single searches rejected with 429/5xx
+are retried alone; anything else stops the run with a clear error.
 """
 
 from __future__ import annotations
@@ -15,22 +16,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from elastic_transport import ConnectionError as TransportConnectionError
-from elastic_transport import ConnectionTimeout
-from elasticsearch import ApiError, Elasticsearch
-
 from harness._errors import RunError
-from indexer import ConfigError, HarnessError, Retry
+from indexer import (
+    Backend,
+    ConfigError,
+    EngineUnavailable,
+    RequestFailed,
+    Retry,
+    SearchResult,
+)
 
-RETRYABLE = frozenset({429, 500, 502, 503, 504})
-#: only what a ranking needs comes back: less JSON to send, parse and hold
-MSEARCH_FILTER = [
-    "responses.took",
-    "responses.status",
-    "responses.error",
-    "responses.hits.hits._id",
-    "responses.hits.hits._score",
-]
+RETRYABLE = RequestFailed.RETRYABLE_STATUS
+CLAUSE_HINT = (
+    ". The query text has more distinct terms than the cluster allows clauses in one query: raise the "
+    "cluster's indices.query.bool.max_clause_count (OpenSearch defaults to 1024; the managed node sets "
+    "16384), or shorten the expansion"
+)
 
 
 @dataclass(slots=True)
@@ -88,7 +89,7 @@ Request = tuple[str, str, dict[str, Any]]
 
 
 def run_searches(
-    client: Elasticsearch,
+    backend: Backend,
     index: str,
     requests: Sequence[Request],
     options: SearchOptions | None = None,
@@ -99,7 +100,6 @@ def run_searches(
     Interrupted (Ctrl-C), batches not yet sent are cancelled at once; nothing is returned.
     """
     options = options or SearchOptions()
-    es = client.options(request_timeout=options.timeout_s, max_retries=0, retry_on_status=())
     results: dict[str, ArmRun] = {}
     for arm, _, _ in requests:
         results.setdefault(arm, ArmRun())
@@ -109,14 +109,13 @@ def run_searches(
     started = time.perf_counter()
     pool = ThreadPoolExecutor(max_workers=options.concurrency)
     try:
-        futures = [pool.submit(_send, es, index, batch, options) for batch in batches]
+        futures = [pool.submit(_send, backend, index, batch, options) for batch in batches]
         for batch, future in zip(batches, futures, strict=True):
             responses, client_ms, retries = future.result()
-            for (arm, qid, _), resp in zip(batch, responses, strict=True):
+            for (arm, qid, _), answer in zip(batch, responses, strict=True):
                 res = results[arm]
-                hits = resp.get("hits", {}).get("hits", [])  # filter_path drops empty hit lists
-                res.run[qid] = {hit["_id"]: float(hit["_score"]) for hit in hits}
-                res.took_ms[qid] = float(resp.get("took", 0))
+                res.run[qid] = answer.ranking
+                res.took_ms[qid] = answer.took_ms
                 res.client_ms[qid] = client_ms
                 res.retries += retries
             if on_done:
@@ -129,58 +128,41 @@ def run_searches(
     return results
 
 
-def _transient(exc: BaseException) -> bool:
-    if isinstance(exc, ApiError):
-        return exc.meta.status in RETRYABLE
-    return isinstance(exc, TransportConnectionError | ConnectionTimeout)
-
-
 def _send(
-    es: Elasticsearch, index: str, batch: list[Request], options: SearchOptions
-) -> tuple[list[dict[str, Any]], float, int]:
+    backend: Backend, index: str, batch: list[Request], options: SearchOptions
+) -> tuple[list[SearchResult], float, int]:
     """One batch as msearch; whole-request failures and single 429/5xx searches retried (Retry)."""
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, SearchResult] = {}
     slowest = [0.0]
 
     def send(pending: list[int], may_retry: bool) -> list[int]:
-        searches: list[dict[str, Any]] = []
-        for i in pending:
-            searches += [{"index": index}, batch[i][2]]
         t0 = time.perf_counter()
-        resp = es.msearch(searches=searches, filter_path=MSEARCH_FILTER)
+        answers = backend.msearch(index, [batch[i][2] for i in pending], timeout_s=options.timeout_s)
         slowest[0] = max(slowest[0], (time.perf_counter() - t0) * 1000.0)
         again: list[int] = []
-        for i, item in zip(pending, resp["responses"], strict=True):
-            if "error" not in item:
-                out[i] = item
-            elif int(item.get("status", 500)) in RETRYABLE and may_retry:
+        for i, answer in zip(pending, answers, strict=True):
+            if answer.error is None:
+                out[i] = answer
+            elif answer.status in RETRYABLE and may_retry:
                 again.append(i)
             else:
                 arm, qid, _ = batch[i]
                 raise RunError(
-                    f"{arm} search for query {qid} on {index} failed (HTTP {item.get('status', 500)}): {item['error']}"
+                    f"{arm} search for query {qid} on {index} failed (HTTP {answer.status}): {answer.error}"
+                    + (CLAUSE_HINT if "maxClauseCount" in answer.error else "")
                 )
         return again
 
     def give_up(exc: BaseException, retries: int) -> BaseException:
-        if isinstance(exc, HarnessError):
-            return exc
-        if isinstance(exc, ApiError):
-            return RunError(
-                f"msearch on {index} failed with HTTP {exc.meta.status} after {retries} retries: {_reason(exc)}"
-            )
-        if isinstance(exc, TransportConnectionError | ConnectionTimeout):
+        if isinstance(exc, EngineUnavailable):
             return RunError(
                 f"the engine stopped answering searches on {index} after {retries} retries: {exc}"
             )
+        if isinstance(exc, RequestFailed):
+            return RunError(
+                f"msearch on {index} failed with HTTP {exc.status} after {retries} retries: {exc}"
+            )
         return exc
 
-    retries = options.retry.deliver(list(range(len(batch))), send, transient=_transient, give_up=give_up)
+    retries = options.retry.deliver(list(range(len(batch))), send, give_up=give_up)
     return [out[i] for i in range(len(batch))], slowest[0], retries
-
-
-def _reason(exc: ApiError) -> str:
-    try:
-        return str(exc.body["error"]["root_cause"][0]["reason"])
-    except (KeyError, IndexError, TypeError):
-        return str(exc)

@@ -14,7 +14,7 @@ harness and the embedding layer share them.
 from indexer._admin import IndexInfo, delete_indices, list_indices, resolve_deletion
 from indexer._atomic import atomic_write, read_json, write_json_atomic, write_jsonl_atomic, write_text_atomic
 from indexer._build import IndexOptions, IndexSummary, build_index
-from indexer._connection import ConnectionSettings, Secret, connect
+from indexer._connection import ConnectionSettings, Secret
 from indexer._docker_engine import DEFAULT_DOCKER_IMAGE, DockerEngineConfig, DockerNode, open_node
 from indexer._engine import EngineConfig, ManagedNode, NodeStatus, choose_node, find_java, recorded_engine
 from indexer._env import ENV_VARS, from_env
@@ -42,7 +42,18 @@ from indexer._exceptions import (
     VerificationError,
 )
 from indexer._kvcache import JsonCache, digest
-from indexer._layout import ALIAS_PREFIX, BM25_FIELDS, VECTOR_INDEX_TYPES, VectorOptions, alias_for, slug
+from indexer._layout import (
+    ALIAS_PREFIX,
+    ANALYSIS_CHAINS,
+    BM25_FIELDS,
+    BM25_PARAMS,
+    KNN_ENGINES,
+    VECTOR_INDEX_TYPES,
+    VectorOptions,
+    alias_for,
+    choose_analysis,
+    slug,
+)
 from indexer._openai_api import (
     DEFAULT_KEY_ENV,
     ChatAnswer,
@@ -55,11 +66,24 @@ from indexer._openai_api import (
     with_retries,
 )
 from indexer._paths import default_cache_dir, default_state_dir
-from indexer._probe import Capabilities, probe
 from indexer._progress import Tracker, progress
-from indexer._retry import Retry
+from indexer._retry import Retry, retry_hint, transient
 from indexer._version import ELASTICSEARCH_VERSION, OPENSEARCH_VERSION
-from indexer.backends import Backend, KnnSpec, VectorSpec, open_backend
+from indexer.backends import (
+    FUSION_KINDS,
+    HYBRID_QUERY,
+    KNN,
+    LINEAR_RETRIEVER,
+    RRF_RETRIEVER,
+    Backend,
+    Capabilities,
+    FusionParams,
+    KnnSpec,
+    QueryDialect,
+    SearchResult,
+    VectorSpec,
+    connect,
+)
 from indexer.data import (
     DATA_DIR_ENV,
     EXPANSION_FILE,
@@ -108,7 +132,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ALIAS_PREFIX",
+    "ANALYSIS_CHAINS",
     "BM25_FIELDS",
+    "BM25_PARAMS",
     "DATA_DIR_ENV",
     "DEFAULT_DOCKER_IMAGE",
     "DEFAULT_EMBED_BACKEND",
@@ -119,10 +145,16 @@ __all__ = [
     "ENV_VARS",
     "EXPANSIONS_ENV",
     "EXPANSION_FILE",
+    "FUSION_KINDS",
+    "HYBRID_QUERY",
     "JUDGMENT_FORMATS",
+    "KNN",
+    "KNN_ENGINES",
+    "LINEAR_RETRIEVER",
     "OPENSEARCH_VERSION",
     "PINNED_REVISIONS",
     "R2MED_NAMES",
+    "RRF_RETRIEVER",
     "TRUST_FLAG",
     "VECTOR_INDEX_TYPES",
     "Backend",
@@ -151,6 +183,7 @@ __all__ = [
     "EngineError",
     "EngineUnavailable",
     "ExpansionInfo",
+    "FusionParams",
     "HarnessError",
     "IndexInfo",
     "IndexOptions",
@@ -170,9 +203,11 @@ __all__ = [
     "NotFound",
     "PortInUseError",
     "Problem",
+    "QueryDialect",
     "RequestFailed",
     "Retry",
     "RetryCounter",
+    "SearchResult",
     "Secret",
     "Severity",
     "Tracker",
@@ -187,6 +222,7 @@ __all__ = [
     "build_encoder",
     "build_index",
     "cache_key",
+    "choose_analysis",
     "choose_node",
     "connect",
     "create_chat",
@@ -209,9 +245,7 @@ __all__ = [
     "known_models",
     "list_indices",
     "load_dataset",
-    "open_backend",
     "open_node",
-    "probe",
     "progress",
     "read_json",
     "read_judgments",
@@ -221,7 +255,9 @@ __all__ = [
     "resolve_model",
     "resolve_specs",
     "retry_after_seconds",
+    "retry_hint",
     "slug",
+    "transient",
     "with_retries",
     "write_json_atomic",
     "write_jsonl_atomic",

@@ -1,20 +1,19 @@
-"""Index administration: list and delete the indices this harness built (``harness indices``)."""
+"""Index administration: list and delete the indices this harness built (``harness indices``), on either engine."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elasticsearch import Elasticsearch
-
 from indexer._exceptions import ConfigError
 from indexer._layout import ALIAS_PREFIX
+from indexer.backends import Backend
 
 HARNESS_MARK = "r2med-harness"
 
 
 @dataclass(frozen=True, slots=True)
 class IndexInfo:
-    """One harness index: its aliases, dataset, build status, models, size."""
+    """One harness index: its aliases, dataset, build status, analysis, models, size."""
 
     name: str
     aliases: tuple[str, ...]
@@ -23,35 +22,32 @@ class IndexInfo:
     models: tuple[str, ...]
     docs: int
     size_bytes: int
+    analysis: str = "?"
 
 
-def list_indices(client: Elasticsearch) -> list[IndexInfo]:
+def list_indices(backend: Backend) -> list[IndexInfo]:
     """Every index this harness built (marked in its ``_meta``), by name."""
-    rows = client.cat.indices(
-        index=f"{ALIAS_PREFIX}*", format="json", bytes="b", expand_wildcards="open"
-    ).body
-    aliases = client.indices.get_alias(index=f"{ALIAS_PREFIX}*").body if rows else {}
     found = []
-    for row in sorted(rows, key=lambda r: r["index"]):
-        name = row["index"]
-        meta = client.indices.get_mapping(index=name)[name]["mappings"].get("_meta", {})
+    for stats in backend.list_indices(f"{ALIAS_PREFIX}*"):
+        meta = backend.get_mapping(stats.name).meta
         if meta.get("harness") != HARNESS_MARK:
             continue
         found.append(
             IndexInfo(
-                name=name,
-                aliases=tuple(aliases.get(name, {}).get("aliases", {})),
+                name=stats.name,
+                aliases=stats.aliases,
                 dataset=str(meta.get("dataset", "?")),
                 status=str(meta.get("status", "?")),
                 models=tuple(m["model_id"] for m in meta.get("models", {}).values()),
-                docs=int(row["docs.count"] or 0),
-                size_bytes=int(row["store.size"] or 0),
+                docs=stats.docs,
+                size_bytes=stats.size_bytes,
+                analysis=str(meta.get("analysis", "?")),
             )
         )
     return found
 
 
-def resolve_deletion(client: Elasticsearch, names: list[str]) -> list[str]:
+def resolve_deletion(backend: Backend, names: list[str]) -> list[str]:
     """The physical indices behind ``names`` (indices or aliases of this harness), or a ConfigError."""
     targets: list[str] = []
     for name in names:
@@ -61,15 +57,15 @@ def resolve_deletion(client: Elasticsearch, names: list[str]) -> list[str]:
             )
         if "*" in name:
             raise ConfigError(f"expected an exact index or alias name (no wildcards), found {name!r}")
-        found = client.indices.get(index=name, ignore_unavailable=True).body
-        if not found:
+        behind = backend.alias_targets(name) or ([name] if backend.index_exists(name) else [])
+        if not behind:
             raise ConfigError(f"expected an existing index or alias, found no index or alias named {name!r}")
-        targets.extend(found)
+        targets.extend(behind)
     return sorted(set(targets))
 
 
-def delete_indices(client: Elasticsearch, targets: list[str]) -> list[str]:
+def delete_indices(backend: Backend, targets: list[str]) -> list[str]:
     """Delete the given physical indices; returns them."""
     for target in targets:
-        client.indices.delete(index=target)
+        backend.delete_index(target)
     return targets

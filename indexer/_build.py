@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from itertools import islice
 from typing import Any
 
-from elasticsearch import Elasticsearch, NotFoundError
 from rich.console import Console
 
 from indexer._bulk import BulkLoader, BulkStats
@@ -26,14 +25,16 @@ from indexer._layout import (
     MAPPING_VERSION,
     VectorOptions,
     alias_for,
+    check_analysis,
     choose_analysis,
     index_name,
     mapping_hash,
     text_side,
-    vector_field,
+    vector_options_record,
+    vector_spec,
 )
-from indexer._probe import Capabilities, probe
 from indexer._progress import Tracker, progress
+from indexer.backends import Backend, Capabilities
 from indexer.data import Dataset, Document
 from indexer.embed import REFERENCE_BACKEND, REFERENCE_PRECISION, CachedEmbedder, document_text
 
@@ -51,6 +52,7 @@ def serving_settings(replicas: int) -> dict[str, Any]:
 @dataclass(frozen=True, slots=True)
 class IndexOptions:
     vector: VectorOptions = field(default_factory=VectorOptions)
+    analysis: str | None = None  # english | hunspell | standard; None: the engine's best
     workers: int = 2
     max_chunk_bytes: int = 4 * 1024 * 1024
     replicas: int | None = None  # None: 0 on a one-node cluster, 1 otherwise
@@ -59,6 +61,10 @@ class IndexOptions:
     progress: bool = True
     window: int = WINDOW  # documents read, embedded and sent per step
     max_retries: int = 10  # per bulk request (429/5xx/connection errors), with exponential backoff
+
+    def __post_init__(self) -> None:
+        if self.analysis is not None:
+            check_analysis(self.analysis)
 
 
 @dataclass(slots=True)
@@ -69,6 +75,7 @@ class IndexSummary:
     docs: int
     seconds: float
     created: bool
+    analysis: str = ""
     indexed: int = 0
     updated: int = 0
     skipped: int = 0
@@ -94,30 +101,29 @@ def _window(it: Iterator[Document], n: int) -> Iterator[list[Document]]:
         yield chunk
 
 
-def existing_docs(client: Elasticsearch, index: str, vector_fields: Sequence[str]) -> dict[str, set[str]]:
+def existing_docs(backend: Backend, index: str, vector_fields: Sequence[str]) -> dict[str, set[str]]:
     """id -> the vector fields that document already has (search_after over the id field)."""
-    client.indices.refresh(index=index)
+    backend.refresh(index)
     present: dict[str, set[str]] = {}
 
     def scan(query: dict[str, Any]) -> Iterator[str]:
-        after: list[Any] | None = None
+        after: tuple[Any, ...] | None = None
         while True:
-            kwargs: dict[str, Any] = {"search_after": after} if after else {}
-            resp = client.search(
-                index=index,
-                query=query,
-                sort=[{"id": "asc"}],
-                size=5000,
-                source=False,
-                track_total_hits=False,
-                **kwargs,
-            )
-            hits = resp["hits"]["hits"]
+            body: dict[str, Any] = {
+                "query": query,
+                "sort": [{"id": "asc"}],
+                "size": 5000,
+                "_source": False,
+                "track_total_hits": False,
+            }
+            if after:
+                body["search_after"] = list(after)
+            hits = backend.search(index, body).hits
             if not hits:
                 return
             for hit in hits:
-                yield hit["_id"]
-            after = hits[-1]["sort"]
+                yield hit.id
+            after = hits[-1].sort
 
     for doc_id in scan({"match_all": {}}):
         present[doc_id] = set()
@@ -127,52 +133,57 @@ def existing_docs(client: Elasticsearch, index: str, vector_fields: Sequence[str
     return present
 
 
-def _meta(client: Elasticsearch, index: str) -> dict[str, Any]:
-    mapping = client.indices.get_mapping(index=index)[index]["mappings"]
-    meta: dict[str, Any] = mapping.get("_meta", {})
-    return meta
-
-
 def _check_vector_conflicts(
-    client: Elasticsearch, index: str, embedders: Sequence[CachedEmbedder], dims: dict[str, int]
+    backend: Backend, index: str, embedders: Sequence[CachedEmbedder], dims: dict[str, int]
 ) -> None:
-    props = client.indices.get_mapping(index=index)[index]["mappings"].get("properties", {})
-    meta_models = _meta(client, index).get("models", {})
+    mapping = backend.get_mapping(index)
+    meta_models = mapping.meta.get("models", {})
     for emb in embedders:
         spec = emb.spec
-        existing = props.get(spec.field_name)
+        existing = mapping.properties.get(spec.field_name)
         if existing is None:
             continue
-        if existing.get("dims") != dims[spec.field_name]:
+        have = backend.vector_dims(existing)
+        if have is None:
             raise MappingConflictError(
-                f"index {index} field {spec.field_name} holds {existing.get('dims')}-dimensional vectors, "
+                f"mapping conflict on index {index}, field {spec.field_name}: it exists as "
+                f"{existing.get('type', 'an object')!r}, not as a {backend.product} vector field, so model "
+                f"{spec.model_id}'s vectors cannot go there (nothing was changed). Delete the index "
+                "(`harness indices delete`) or rename the field"
+            )
+        if have != dims[spec.field_name]:
+            raise MappingConflictError(
+                f"index {index} field {spec.field_name} holds {have}-dimensional vectors, "
                 f"but model {spec.model_id} produces {dims[spec.field_name]}; delete the index "
-                f"(`harness indices delete`) or use a model with {existing.get('dims')} dimensions"
+                f"(`harness indices delete`) or use a model with {have} dimensions"
             )
-        known = meta_models.get(spec.field_name)
-        if known and known.get("document_prompt", "") != spec.document_prompt:
-            raise MappingConflictError(
-                f"index {index} field {spec.field_name} was embedded with document prompt "
-                f"{known.get('document_prompt', '')!r}, not {spec.document_prompt!r}: vectors made with different "
-                "prompts must not mix"
-            )
-        # indices made before backends existed hold the reference numerics (torch fp32)
-        numerics = (
-            f"{known.get('backend', REFERENCE_BACKEND)}/{known.get('precision', REFERENCE_PRECISION)}"
-            if known
-            else ""
+        _check_same_model(index, spec, meta_models.get(spec.field_name))
+
+
+def _check_same_model(index: str, spec: Any, known: dict[str, Any] | None) -> None:
+    if known and known.get("document_prompt", "") != spec.document_prompt:
+        raise MappingConflictError(
+            f"index {index} field {spec.field_name} was embedded with document prompt "
+            f"{known.get('document_prompt', '')!r}, not {spec.document_prompt!r}: vectors made with different "
+            "prompts must not mix"
         )
-        if known and numerics != spec.numerics:
-            raise MappingConflictError(
-                f"index {index} field {spec.field_name} holds vectors computed with {numerics}, not "
-                f"{spec.numerics}: vectors from different numerics must not mix; use --embed-backend "
-                f"{numerics.split('/', 1)[0]}, or delete the index (`harness indices delete`) to rebuild it"
-            )
-        if known and (known.get("model_id"), known.get("revision")) != (spec.model_id, spec.revision):
-            raise MappingConflictError(
-                f"index {index} field {spec.field_name} was built with {known.get('model_id')}@{known.get('revision')}, "
-                f"not {spec.model_id}@{spec.revision}: vectors from different weights must not mix"
-            )
+    # indices made before backends existed hold the reference numerics (torch fp32)
+    numerics = (
+        f"{known.get('backend', REFERENCE_BACKEND)}/{known.get('precision', REFERENCE_PRECISION)}"
+        if known
+        else ""
+    )
+    if known and numerics != spec.numerics:
+        raise MappingConflictError(
+            f"index {index} field {spec.field_name} holds vectors computed with {numerics}, not "
+            f"{spec.numerics}: vectors from different numerics must not mix; use --embed-backend "
+            f"{numerics.split('/', 1)[0]}, or delete the index (`harness indices delete`) to rebuild it"
+        )
+    if known and (known.get("model_id"), known.get("revision")) != (spec.model_id, spec.revision):
+        raise MappingConflictError(
+            f"index {index} field {spec.field_name} was built with {known.get('model_id')}@{known.get('revision')}, "
+            f"not {spec.model_id}@{spec.revision}: vectors from different weights must not mix"
+        )
 
 
 def _new_meta(dataset: Dataset, analysis: str, caps: Capabilities, replicas: int) -> dict[str, Any]:
@@ -186,7 +197,7 @@ def _new_meta(dataset: Dataset, analysis: str, caps: Capabilities, replicas: int
         "mapping_version": MAPPING_VERSION,
         "analysis": analysis,
         "bm25": {k: {"k1": v[0], "b": v[1]} for k, v in BM25_PARAMS.items()},
-        "engine": {"version": caps.version, "build_flavour": caps.build_flavour},
+        "engine": {"product": caps.flavour, "version": caps.version, "build_flavour": caps.build_flavour},
         "replicas": replicas,
         "created": datetime.now(UTC).isoformat(),
         "models": {},
@@ -194,22 +205,25 @@ def _new_meta(dataset: Dataset, analysis: str, caps: Capabilities, replicas: int
 
 
 def _open_index(
-    client: Elasticsearch,
+    backend: Backend,
     name: str,
     dataset: Dataset,
     analysis: str,
     options: IndexOptions,
     meta: dict[str, Any],
+    vectors: dict[str, dict[str, Any]],
 ) -> tuple[dict[str, Any], bool]:
-    """Create the physical index (text side, ``meta``), or read the existing one's meta; (meta, created)."""
-    if not client.indices.exists(index=name):
+    """Create the physical index (text side, ``vectors``, ``meta``: one request), or read the existing
+    one's meta; (meta, created)."""
+    if not backend.index_exists(name):
         body = text_side(analysis)
         body["settings"]["index"]["number_of_shards"] = options.shards
         body["mappings"]["_meta"] = meta
-        client.indices.create(index=name, settings=body["settings"], mappings=body["mappings"])
-        client.cluster.health(index=name, wait_for_status="yellow", timeout="60s")
+        body["mappings"]["properties"].update(vectors)
+        backend.create_index(name, settings=body["settings"], mappings=body["mappings"])
+        backend.health(index=name, wait_for_status="yellow", timeout_s=60)
         return meta, True
-    existing = _meta(client, name)
+    existing = backend.get_mapping(name).meta
     if existing.get("fingerprint", {}).get("corpus") != dataset.fingerprint.corpus:
         raise VerificationError(
             f"index {name} records corpus fingerprint {existing.get('fingerprint', {}).get('corpus')}, "
@@ -219,22 +233,19 @@ def _open_index(
 
 
 def _add_vector_fields(
-    client: Elasticsearch,
+    backend: Backend,
     name: str,
     embedders: Sequence[CachedEmbedder],
+    vectors: dict[str, dict[str, Any]],
     dims: dict[str, int],
     options: IndexOptions,
     meta: dict[str, Any],
 ) -> None:
     """Vector fields for models the index lacks (the text side untouched), recorded in ``meta``."""
-    props = client.indices.get_mapping(index=name)[name]["mappings"].get("properties", {})
-    new_fields = {
-        emb.spec.field_name: vector_field(dims[emb.spec.field_name], options.vector)
-        for emb in embedders
-        if emb.spec.field_name not in props
-    }
+    props = backend.get_mapping(name).properties
+    new_fields = {f: mapping for f, mapping in vectors.items() if f not in props}
     if new_fields:
-        client.indices.put_mapping(index=name, properties=new_fields)
+        backend.put_mapping(name, properties=new_fields)
     for emb in embedders:
         spec = emb.spec
         meta["models"].setdefault(
@@ -247,13 +258,13 @@ def _add_vector_fields(
                 "query_prompt": spec.query_prompt,
                 "backend": spec.backend,
                 "precision": spec.precision,
-                "index_options": vector_field(dims[spec.field_name], options.vector)["index_options"],
+                "index_options": vector_options_record(options.vector),
             },
         )
 
 
 def _finish(
-    client: Elasticsearch,
+    backend: Backend,
     name: str,
     alias: str,
     dataset: Dataset,
@@ -263,21 +274,19 @@ def _finish(
 ) -> str:
     """Serving settings, verification, then the alias: published only when verified. Returns the mapping hash."""
     meta["status"] = "loaded"
-    meta["mapping_hash"] = mapping_hash(
-        client.indices.get_mapping(index=name)[name]["mappings"].get("properties", {})
-    )
-    client.indices.put_mapping(index=name, meta=meta)
-    client.indices.put_settings(index=name, settings={"index": serving_settings(replicas)})
-    verify(client, name, dataset, fields)
+    meta["mapping_hash"] = mapping_hash(backend.get_mapping(name).properties)
+    backend.put_mapping(name, meta=meta)
+    backend.put_settings(name, {"index": serving_settings(replicas)})
+    verify(backend, name, dataset, fields)
     meta["status"] = "published"
     meta["published"] = datetime.now(UTC).isoformat()
-    client.indices.put_mapping(index=name, meta=meta)
-    publish(client, alias, name)
+    backend.put_mapping(name, meta=meta)
+    publish(backend, alias, name)
     return str(meta["mapping_hash"])
 
 
 def build_index(
-    client: Elasticsearch,
+    backend: Backend,
     dataset: Dataset,
     embedders: Sequence[CachedEmbedder] = (),
     options: IndexOptions | None = None,
@@ -285,47 +294,58 @@ def build_index(
     console: Console | None = None,
     caps: Capabilities | None = None,
 ) -> IndexSummary:
-    """Build (or resume, or extend with new models) the dataset's index, verify it, then publish its alias."""
+    """Build (or resume, or extend with new models) the dataset's index, verify it, then publish its alias.
+
+    Everything the engine could refuse up front (the analysis chain, the vector fields in its
+    dialect: no k-NN plugin, a native k-NN engine) is checked before anything is created.
+    """
     options = options or IndexOptions()
     console = console or Console(stderr=True)
-    caps = caps or probe(client)
+    caps = caps or backend.probe()
     started = time.perf_counter()
-    analysis = choose_analysis(caps)
+    analysis = choose_analysis(caps, options.analysis)
     alias = alias_for(dataset.name)
     name = index_name(dataset.name, dataset.fingerprint.corpus, analysis)
     dims = {emb.spec.field_name: emb.spec.dims or emb.encoder.dims for emb in embedders}
+    vectors = {f: backend.vector_mapping(vector_spec(d, options.vector)) for f, d in dims.items()}
     replicas = options.replicas if options.replicas is not None else (0 if caps.nodes < 2 else 1)
     meta, created = _open_index(
-        client, name, dataset, analysis, options, _new_meta(dataset, analysis, caps, replicas)
+        backend, name, dataset, analysis, options, _new_meta(dataset, analysis, caps, replicas), vectors
     )
     if not created:
-        _check_vector_conflicts(client, name, embedders, dims)
-    _add_vector_fields(client, name, embedders, dims, options, meta)
+        _check_vector_conflicts(backend, name, embedders, dims)
+    _add_vector_fields(backend, name, embedders, vectors, dims, options, meta)
 
     summary = IndexSummary(
-        alias=alias, index=name, dataset=dataset.name, docs=dataset.corpus_size, seconds=0.0, created=created
+        alias=alias,
+        index=name,
+        dataset=dataset.name,
+        docs=dataset.corpus_size,
+        seconds=0.0,
+        created=created,
+        analysis=analysis,
     )
     summary.models = {f: m["model_id"] for f, m in meta["models"].items()}
     fields = [emb.spec.field_name for emb in embedders]
-    present = {} if created else existing_docs(client, name, fields)
+    present = {} if created else existing_docs(backend, name, fields)
     complete = sum(1 for have in present.values() if all(f in have for f in fields))
     if complete == dataset.corpus_size and len(present) == dataset.corpus_size:
         summary.skipped = complete
     else:
-        summary.retries = _load(client, name, dataset, embedders, present, options, console, summary).retries
+        summary.retries = _load(backend, name, dataset, embedders, present, options, console, summary).retries
     for emb in embedders:
         summary.cache_hits += emb.stats.cache_hits
         summary.cache_misses += emb.stats.cache_misses
         summary.model_calls += emb.stats.model_calls
         summary.embed_seconds += emb.stats.seconds
-    summary.mapping_hash = _finish(client, name, alias, dataset, fields, meta, replicas)
+    summary.mapping_hash = _finish(backend, name, alias, dataset, fields, meta, replicas)
     summary.published = True
     summary.seconds = time.perf_counter() - started
     return summary
 
 
 def _load(
-    client: Elasticsearch,
+    backend: Backend,
     name: str,
     dataset: Dataset,
     embedders: Sequence[CachedEmbedder],
@@ -335,7 +355,7 @@ def _load(
     summary: IndexSummary,
 ) -> BulkStats:
     # loading mode (restored by the caller after the load); idempotent, so always applied
-    client.indices.put_settings(index=name, settings={"index": LOADING_SETTINGS})
+    backend.put_settings(name, {"index": LOADING_SETTINGS})
     what = f"indexing {dataset.name}"
     with progress(what, dataset.corpus_size, unit="docs", console=console, enabled=options.progress) as bar:
         embedded = [0]
@@ -345,7 +365,7 @@ def _load(
             bar.set(embedded=f"{embedded[0]:,}")
 
         loader = BulkLoader(
-            client,
+            backend,
             name,
             workers=options.workers,
             max_chunk_bytes=options.max_chunk_bytes,
@@ -399,18 +419,18 @@ def _send_window(
             bar.advance(1)
 
 
-def verify(client: Elasticsearch, index: str, dataset: Dataset, vector_fields: Sequence[str]) -> None:
+def verify(backend: Backend, index: str, dataset: Dataset, vector_fields: Sequence[str]) -> None:
     """Raise VerificationError unless the index holds exactly the dataset's corpus."""
-    client.indices.refresh(index=index)
-    count = int(client.count(index=index)["count"])
+    backend.refresh(index)
+    count = backend.count(index)
     problems = []
     if count != dataset.corpus_size:
         problems.append(f"document count {count} != corpus size {dataset.corpus_size}")
     for f in vector_fields:
-        n = int(client.count(index=index, query={"exists": {"field": f}})["count"])
+        n = backend.count(index, {"exists": {"field": f}})
         if n != dataset.corpus_size:
             problems.append(f"{n} documents have vectors in {f}, expected {dataset.corpus_size}")
-    meta = _meta(client, index)
+    meta = backend.get_mapping(index).meta
     if meta.get("fingerprint", {}).get("corpus") != dataset.fingerprint.corpus:
         problems.append(
             f"recorded corpus fingerprint {meta.get('fingerprint', {}).get('corpus')} != data {dataset.fingerprint.corpus}"
@@ -421,24 +441,14 @@ def verify(client: Elasticsearch, index: str, dataset: Dataset, vector_fields: S
         )
 
 
-def publish(client: Elasticsearch, alias: str, index: str) -> None:
+def publish(backend: Backend, alias: str, index: str) -> None:
     """Point ``alias`` at ``index`` alone, atomically."""
-    actions: list[dict[str, Any]] = []
-    try:
-        current = client.indices.get_alias(name=alias)
-        actions += [{"remove": {"index": old, "alias": alias}} for old in current.body if old != index]
-    except NotFoundError:
-        pass
-    actions.append({"add": {"index": index, "alias": alias}})
-    client.indices.update_aliases(actions=actions)
+    backend.point_alias(alias, index)
 
 
-def resolve_alias(client: Elasticsearch, dataset_name: str) -> tuple[str, dict[str, Any]] | None:
+def resolve_alias(backend: Backend, dataset_name: str) -> tuple[str, dict[str, Any]] | None:
     """(physical index, its _meta) behind the dataset's alias, or None."""
-    alias = alias_for(dataset_name)
-    try:
-        current = client.indices.get_alias(name=alias).body
-    except NotFoundError:
+    targets = backend.alias_targets(alias_for(dataset_name))
+    if not targets:
         return None
-    index = next(iter(current))
-    return index, _meta(client, index)
+    return targets[0], backend.get_mapping(targets[0]).meta

@@ -4,7 +4,8 @@ The producer (the caller's thread: reading and embedding) adds actions; full
 chunks go through a bounded queue to ``workers`` sender threads, so embedding
 overlaps with sending and memory stays bounded (queue depth × chunk size).
 Whole requests that fail with 429, 5xx or a connection error are retried with
-exponential backoff; so are single items rejected with 429. Any other
+exponential backoff (the shared :class:`~indexer.Retry`, which honours a server's
+``Retry-After``); so are single items rejected with 429 or 5xx. Any other
 per-document error is collected with its id and reason and reported — never
 dropped. Every action carries an explicit ``_id``, so a retry is idempotent.
 A single document larger than a whole bulk request is refused up front
@@ -20,21 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from elastic_transport import ConnectionError as TransportConnectionError
-from elastic_transport import ConnectionTimeout
-from elasticsearch import ApiError, Elasticsearch
-
-from indexer._exceptions import BulkIndexError, DataError, IndexingError
+from indexer._exceptions import BulkIndexError, DataError, IndexingError, RequestFailed
 from indexer._retry import Retry
+from indexer.backends import Backend
 
-RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+RETRYABLE_STATUS = RequestFailed.RETRYABLE_STATUS
 _STOP = object()
-
-
-def _transient(exc: BaseException) -> bool:
-    if isinstance(exc, ApiError):
-        return exc.meta.status in RETRYABLE_STATUS
-    return isinstance(exc, TransportConnectionError | ConnectionTimeout)
 
 
 @dataclass(slots=True)
@@ -67,7 +59,7 @@ class BulkLoader:
 
     def __init__(
         self,
-        client: Elasticsearch,
+        backend: Backend,
         index: str,
         *,
         workers: int = 2,
@@ -85,8 +77,9 @@ class BulkLoader:
             raise IndexingError(
                 f"expected a bulk chunk size of at least 1 KiB, found {max_chunk_bytes} bytes"
             )
-        # our own retry loop counts and paces retries; the client must not retry behind our back
-        self._client = client.options(max_retries=0, retry_on_status=(), request_timeout=request_timeout_s)
+        # backend.bulk never retries on its own: our retry loop counts and paces retries
+        self._backend = backend
+        self.request_timeout_s = request_timeout_s
         self.index = index
         self.workers = workers
         self.max_chunk_bytes = max_chunk_bytes
@@ -176,53 +169,51 @@ class BulkLoader:
         """One chunk: whole-request failures and single 429/5xx items retried (Retry); other failures kept."""
 
         def give_up(exc: BaseException, retries: int) -> BaseException:
-            if isinstance(exc, ApiError):
+            if isinstance(exc, RequestFailed):
                 return IndexingError(
-                    f"bulk request to {self.index} failed with HTTP {exc.meta.status} after {retries} retries: {exc}"
+                    f"bulk request to {self.index} failed with HTTP {exc.status} after {retries} retries: {exc}"
                 )
             return IndexingError(
                 f"bulk request to {self.index} could not be delivered after {retries} retries: {exc}"
             )
 
         def on_retry(_: int, items: int, failure: BaseException | None) -> None:
-            rejected = failure is None or (isinstance(failure, ApiError) and failure.meta.status == 429)
+            rejected = failure is None or (isinstance(failure, RequestFailed) and failure.status == 429)
             self._count_retry(items, rejected)
 
-        self.retry.deliver(chunk, self._send_once, transient=_transient, give_up=give_up, on_retry=on_retry)
+        self.retry.deliver(chunk, self._send_once, give_up=give_up, on_retry=on_retry)
 
     def _send_once(self, pending: list[_Item], may_retry: bool) -> list[_Item]:
-        body = [line for item in pending for line in item.lines]
-        resp = self._client.bulk(operations=body)  # type: ignore[arg-type]  # pre-encoded NDJSON lines
+        payload = b"".join(line + b"\n" for item in pending for line in item.lines)
+        result = self._backend.bulk(payload, timeout_s=self.request_timeout_s)
         with self._lock:
             self.stats.requests += 1
-            self.stats.bytes_sent += sum(len(line) + 1 for line in body)
+            self.stats.bytes_sent += len(payload)
+        if len(result.items) != len(pending):
+            raise IndexingError(
+                f"bulk request to {self.index} answered {len(result.items)} items for {len(pending)} actions"
+            )
         retry: list[_Item] = []
         done = 0
-        for item, result in zip(pending, resp["items"], strict=True):
-            ((op, info),) = result.items()
-            status = int(info.get("status", 500))
-            if status < 300:
+        for item, answer in zip(pending, result.items, strict=True):
+            if answer.ok:
                 done += 1
-            elif status in RETRYABLE_STATUS and may_retry:
+            elif answer.status in RETRYABLE_STATUS and may_retry:
                 retry.append(item)
             else:
-                self._record_failure(item, op, status, info.get("error", {}))
+                self._record_failure(item, answer.op, answer.status, answer.error_type, answer.reason)
         with self._lock:
             self.stats.succeeded += done
         if self.on_success and done:
             self.on_success(done)
         return retry
 
-    def _record_failure(self, item: _Item, op: str, status: int, err: Any) -> None:
+    def _record_failure(
+        self, item: _Item, op: str, status: int, error_type: str | None, reason: str | None
+    ) -> None:
         with self._lock:
             self.stats.failures.append(
-                {
-                    "id": item.doc_id,
-                    "op": op,
-                    "status": status,
-                    "type": err.get("type") if isinstance(err, dict) else None,
-                    "reason": err.get("reason") if isinstance(err, dict) else str(err),
-                }
+                {"id": item.doc_id, "op": op, "status": status, "type": error_type, "reason": reason}
             )
 
     def _count_retry(self, items: int, rejected: bool) -> None:

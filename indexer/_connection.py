@@ -1,4 +1,4 @@
-"""Connection settings shared by every command, and the client built from them.
+"""Connection settings shared by every command (the backend built from them: :func:`indexer.connect`).
 
 Settings come from (highest first) CLI flags, environment variables, an
 optional TOML config file (``--config`` or ``$R2MED_HARNESS_CONFIG``, table
@@ -18,8 +18,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
-
-from elasticsearch import Elasticsearch
 
 from indexer._env import from_env
 from indexer._exceptions import ConfigError
@@ -68,7 +66,9 @@ class ConnectionSettings:
     def __post_init__(self) -> None:
         parts = urlsplit(self.url)
         if parts.scheme not in {"http", "https"} or not parts.hostname:
-            raise ConfigError(f"expected an Elasticsearch URL like http://host:9200, found {self.url!r}")
+            raise ConfigError(
+                f"expected an Elasticsearch or OpenSearch URL like http://host:9200, found {self.url!r}"
+            )
         if parts.username or parts.password:
             raise ConfigError(
                 "credentials inside the URL are not accepted (they would be printed); "
@@ -153,12 +153,6 @@ class ConnectionSettings:
             shown["credentials_from"] = str(self.credentials_from)
         return shown
 
-    def client(self, **overrides: Any) -> Elasticsearch:
-        """An Elasticsearch client for these settings (no request is sent yet)."""
-        from indexer.backends._elasticsearch import build_client
-
-        return build_client(self, **overrides)
-
 
 def _stack_for(
     url: Any, env: Mapping[str, str] | None, stack_files: Sequence[Path] | None
@@ -180,58 +174,3 @@ def _read_config(path: Path) -> dict[str, Any]:
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: expected a [connection] table, found {type(section).__name__}")
     return dict(section)
-
-
-def connect(
-    settings: ConnectionSettings, *, wait_for_status: str | None = "yellow", timeout_s: float = 30.0
-) -> Elasticsearch:
-    """Build a client and prove it works (reachable, authenticated, trusted, healthy).
-
-    Errors become :class:`ConnectionFailed` with a message that names the URL
-    and the likely cause, and never the secret.
-    """
-    from elastic_transport import TlsError
-    from elasticsearch import ApiError, AuthenticationException, AuthorizationException
-    from elasticsearch import ConnectionError as ESConnectionError
-
-    from indexer._exceptions import ConnectionFailed
-
-    client = settings.client()
-    where = settings.url
-    try:
-        if wait_for_status:
-            client.options(request_timeout=timeout_s + 5).cluster.health(
-                wait_for_status=wait_for_status, timeout=f"{int(timeout_s)}s"
-            )
-        else:
-            client.cluster.health()
-    except AuthenticationException:
-        origin = f", from {settings.credentials_from}" if settings.credentials_from else ""
-        raise ConnectionFailed(
-            f"{where} rejected the credentials (HTTP 401): check the username/password or API key "
-            f"(auth method: {settings.redacted()['auth']}{origin})"
-        ) from None
-    except AuthorizationException as exc:
-        raise ConnectionFailed(
-            f"{where} refused access (HTTP 403): the user lacks cluster monitor privileges"
-        ) from exc
-    except TlsError as exc:
-        raise ConnectionFailed(
-            f"could not establish a trusted TLS connection to {where}: "
-            f"{_short(exc)}; pass the cluster's CA with --ca-cert (or ES_CA_CERT)"
-        ) from None
-    except ESConnectionError as exc:
-        raise ConnectionFailed(
-            f"cannot reach Elasticsearch at {where}: {_short(exc)}. Is it running? "
-            "(`harness engine start` runs a local node; or set ES_URL)"
-        ) from None
-    except ApiError as exc:
-        raise ConnectionFailed(
-            f"{where} answered the health check with HTTP {exc.meta.status}: {_short(exc)}"
-        ) from None
-    return client
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc)
-    return text if len(text) <= 300 else text[:300] + "…"

@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexer._connection import ConnectionSettings, Secret, connect
+from indexer._connection import ConnectionSettings, Secret
 from indexer._engine import EngineConfig, ManagedNode, NodeStatus, _port_open
 from indexer._exceptions import ConnectionFailed, EngineError, NodeDiedError, PortInUseError
 from indexer._stack import NODE_CONNECTION_ENV, read_stack_env
 from indexer._version import ELASTICSEARCH_VERSION
+from indexer.backends import connect
 
 DEFAULT_DOCKER_IMAGE = f"docker.elastic.co/elasticsearch/elasticsearch:{ELASTICSEARCH_VERSION}"
 #: label on every container and volume the harness creates: the node name
@@ -287,7 +288,7 @@ class DockerNode:
                     f"Last log lines:\n{self.logs()}"
                 )
             try:
-                connect(settings, wait_for_status="yellow", timeout_s=1)
+                connect(settings, wait_for_status="yellow", timeout_s=1).close()
                 return
             except ConnectionFailed as exc:
                 last = exc

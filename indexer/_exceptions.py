@@ -104,10 +104,19 @@ class RequestFailed(HarnessError):
 
     RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 
-    def __init__(self, message: str, *, status: int | None = None, error_type: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        error_type: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.error_type = error_type
+        #: seconds the server asked us to wait (its ``Retry-After`` header), when it sent one
+        self.retry_after = retry_after
 
     @property
     def retryable(self) -> bool:

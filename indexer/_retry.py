@@ -8,6 +8,11 @@ retried, items that ``send`` hands back are sent again, and each retry waits
 ``initial_backoff_s * 2**(n-1)`` seconds (capped, halved at random for jitter, and never
 less than a server's ``Retry-After`` hint). When attempts run out, the caller's
 ``give_up`` builds the error that is raised, so messages stay specific to each caller.
+
+What is transient is decided once, here (:func:`transient`): a backend raises
+:class:`~indexer.EngineUnavailable` (connection lost, refused, timed out) or
+:class:`~indexer.RequestFailed` with ``retryable`` (429, 5xx) and, where the server sent
+one, its ``Retry-After`` (:func:`retry_hint`); no caller looks at a client's exceptions.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from indexer._exceptions import ConfigError
+from indexer._exceptions import ConfigError, EngineUnavailable, RequestFailed
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -30,8 +35,16 @@ Send = Callable[[list[T], bool], list[T]]
 OnRetry = Callable[[int, int, BaseException | None], None]
 
 
-def _never(_: BaseException) -> float | None:
-    return None
+def transient(exc: BaseException) -> bool:
+    """Whether the same request may succeed later: a lost connection, 429 or 5xx."""
+    if isinstance(exc, EngineUnavailable):
+        return True
+    return isinstance(exc, RequestFailed) and exc.retryable
+
+
+def retry_hint(exc: BaseException) -> float | None:
+    """The seconds a server asked us to wait (``Retry-After``), or None."""
+    return exc.retry_after if isinstance(exc, RequestFailed) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +75,10 @@ class Retry:
         items: Sequence[T],
         send: Send[T],
         *,
-        transient: Callable[[BaseException], bool],
         give_up: Callable[[BaseException, int], BaseException],
+        transient: Callable[[BaseException], bool] = transient,
         on_retry: OnRetry | None = None,
-        retry_after: Callable[[BaseException], float | None] = _never,
+        retry_after: Callable[[BaseException], float | None] = retry_hint,
     ) -> int:
         """Send ``items`` until none is left; returns how many retries it took.
 
@@ -96,10 +109,10 @@ class Retry:
         self,
         func: Callable[[], R],
         *,
-        transient: Callable[[BaseException], bool],
         give_up: Callable[[BaseException, int], BaseException],
+        transient: Callable[[BaseException], bool] = transient,
         on_retry: OnRetry | None = None,
-        retry_after: Callable[[BaseException], float | None] = _never,
+        retry_after: Callable[[BaseException], float | None] = retry_hint,
     ) -> R:
         """Call ``func`` until it returns, retrying transient failures like :meth:`deliver`."""
         out: list[R] = []

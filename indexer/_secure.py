@@ -35,9 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from elasticsearch import Elasticsearch
-
-from indexer._connection import ConnectionSettings, Secret, connect
+from indexer._connection import ConnectionSettings, Secret
 from indexer._engine import (
     EngineConfig,
     ManagedNode,
@@ -46,6 +44,7 @@ from indexer._engine import (
     unpack_distribution,
 )
 from indexer._exceptions import ConfigError, ConnectionFailed, EngineError, NodeDiedError
+from indexer.backends import Backend, connect
 
 #: where the files go, relative to the node's config folder
 CERT_DIR = "certs"
@@ -240,8 +239,8 @@ def wait_secured(
     node: ManagedNode | None = None,
     timeout_s: float = 120.0,
     wait_for_status: str = "yellow",
-) -> Elasticsearch:
-    """A connected client once the secured node answers health with these credentials.
+) -> Backend:
+    """A connected backend once the secured node answers health with these credentials.
 
     Retries while the node is still coming up; a node that died raises
     :class:`NodeDiedError` with its log, a timeout the last :class:`ConnectionFailed`.

@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
+from typing import Any
 
-from indexer import EngineConfig, default_cache_dir, default_state_dir
+from indexer import ConnectionSettings, EngineConfig, default_cache_dir, default_state_dir
 from indexer.engines import EngineFlavour, MavenArtifact, get_engine
 
 REPO = Path(__file__).resolve().parent.parent
@@ -110,3 +111,16 @@ def scifact_subset(dest: Path, n_docs: int = 300, n_test: int = 40, n_train: int
         body = "query-id\tcorpus-id\tscore\n" + "".join("\t".join(r) + "\n" for r in rows)
         (dest / "qrels" / f"{split}.tsv").write_text(body, encoding="utf-8")
     return dest
+
+
+def raw_es_client(where: str | ConnectionSettings, **overrides: object) -> Any:
+    """An elasticsearch-py client (a URL, or settings with credentials), for tests that drive or inspect
+    an Elasticsearch node behind the product's back (fault injection, security APIs); the product itself
+    only talks to a cluster through a Backend."""
+    from indexer.backends._elasticsearch import build_client
+
+    settings = ConnectionSettings(url=where) if isinstance(where, str) else where
+    return build_client(settings, **overrides)
+
+
+raw_es_client.__test__ = False  # type: ignore[attr-defined]

@@ -5,7 +5,9 @@ With ``ES_URL`` set, tests use that cluster (``ES_USERNAME``/``ES_PASSWORD``/
 node (name ``pytest``, port ``$R2MED_TEST_PORT`` or 9201) and stops it at the
 end if it started it. OpenSearch likewise: ``OS_URL``, or a managed node
 (name ``pytest-opensearch``, port ``$R2MED_TEST_OS_PORT`` or 9211), started on
-first use. ``backend`` is parametrized by engine. Nothing is mocked.
+first use. ``backend`` and ``engine_settings`` are parametrized by engine: a test that takes
+either runs against both real engines (the tests where the engine matters: building, running,
+searching, records, administration). Nothing is mocked.
 
 Docker: ``docker_client`` and ``es_image`` (the locally built Elasticsearch image) for the tests
 that need a daemon; see tests/_docker.py for when they skip. The session ignores the connection
@@ -21,14 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from elasticsearch import Elasticsearch
 
-from indexer import Backend, ConnectionSettings, ManagedNode, connect, open_backend, probe
+from indexer import Backend, ConnectionSettings, ManagedNode, connect
 from tests._docker import build_image, connect_docker
 from tests._openai_server import OpenAIServer, ServerState, openai_server
 from tests._support import R2MED_DEMO, SCIFACT, test_engine_config, test_os_port
 
 os.environ.setdefault("R2MED_STACK_ENV", "none")
+
+ENGINES = ("elasticsearch", "opensearch")
 
 _engine_report: dict[str, str] = {}
 _os_report: dict[str, str] = {}
@@ -83,51 +86,58 @@ def os_settings() -> Iterator[ConnectionSettings]:
             node.stop()
 
 
-@pytest.fixture(scope="session", params=["elasticsearch", "opensearch"])
-def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+@pytest.fixture(scope="session", params=ENGINES)
+def engine_settings(request: pytest.FixtureRequest) -> ConnectionSettings:
+    """The connection settings of each engine in turn (for tests that drive the CLI against both)."""
+    settings: ConnectionSettings = request.getfixturevalue(
+        "es_settings" if request.param == "elasticsearch" else "os_settings"
+    )
+    return settings
+
+
+@pytest.fixture(scope="session")
+def backend(engine_settings: ConnectionSettings) -> Iterator[Backend]:
     """The backend of each engine in turn (the same tests run against both)."""
-    settings = request.getfixturevalue("es_settings" if request.param == "elasticsearch" else "os_settings")
-    opened = open_backend(settings)
-    assert opened.product == request.param
-    if request.param == "opensearch":
-        _report_os(opened)
+    opened = connect(engine_settings)
+    _report(opened)
     try:
         yield opened
     finally:
         opened.close()
 
 
-def _report_os(opened: Backend) -> None:
+def _report(opened: Backend) -> None:
     caps = opened.probe()
-    _os_report.update(url=opened.url, version=caps.version, flavour=caps.build_flavour)
+    report = _engine_report if opened.product == "elasticsearch" else _os_report
+    report.update(url=opened.url, version=caps.version, flavour=caps.build_flavour)
 
 
 @pytest.fixture(scope="session")
 def es_backend(es_settings: ConnectionSettings) -> Iterator[Backend]:
-    opened = open_backend(es_settings)
+    """Elasticsearch only: for tests about what only Elasticsearch has (retrievers, security, faults)."""
+    opened = connect(es_settings)
+    _report(opened)
     yield opened
     opened.close()
 
 
 @pytest.fixture(scope="session")
 def os_backend(os_settings: ConnectionSettings) -> Iterator[Backend]:
-    opened = open_backend(os_settings)
-    _report_os(opened)
+    opened = connect(os_settings)
+    _report(opened)
     yield opened
     opened.close()
 
 
 @pytest.fixture(scope="session")
-def es_url(es_settings: ConnectionSettings) -> str:
-    return es_settings.url
+def es_url(es_backend: Backend) -> str:
+    return es_backend.url
 
 
 @pytest.fixture(scope="session")
-def es_client(es_settings: ConnectionSettings) -> Elasticsearch:
-    client = connect(es_settings)
-    caps = probe(client)
-    _engine_report.update(url=es_settings.url, version=caps.version, flavour=caps.build_flavour)
-    return client
+def engine_url(backend: Backend) -> str:
+    """The URL of each engine in turn (parametrized through ``backend``)."""
+    return backend.url
 
 
 @pytest.fixture(scope="session")

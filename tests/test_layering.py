@@ -62,3 +62,26 @@ def test_packaging_metadata_builds_without_a_single_warning(tmp_path: Path) -> N
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Warning" not in done.stderr
+
+
+#: the packages of the search clients: only the backends (indexer/backends/) may import them
+SEARCH_CLIENTS = frozenset({"elasticsearch", "elastic_transport", "opensearchpy"})
+
+
+def test_only_the_backends_import_a_search_client() -> None:
+    """Issue 11: every module of the product talks to a cluster through the Backend seam, so both
+    engines work behind every command; a client import anywhere else (even inside a function) fails."""
+    backends = REPO / "indexer" / "backends"
+    importers = {
+        f"{p.relative_to(REPO)}:{line}: {module}"
+        for package in ("indexer", "harness", "bench", "docker")
+        for p, line, module, _ in _imports(package)
+        if module.split(".")[0] in SEARCH_CLIENTS and not p.is_relative_to(backends)
+    }
+    assert importers == set()
+    by_backends = {
+        str(p.relative_to(REPO))
+        for p, _, module, _ in _imports("indexer")
+        if module.split(".")[0] in SEARCH_CLIENTS
+    }
+    assert by_backends == {"indexer/backends/_elasticsearch.py", "indexer/backends/_opensearch.py"}

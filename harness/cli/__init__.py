@@ -22,7 +22,7 @@ from indexer import HarnessError
 
 app = typer.Typer(
     name="harness",
-    help="R2MED retrieval harness: lexical, vector and hybrid retrieval in Elasticsearch, scored with ranx.",
+    help="R2MED retrieval harness: lexical, vector and hybrid retrieval in Elasticsearch or OpenSearch, scored with ranx.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

@@ -16,7 +16,11 @@ from indexer import ConnectionSettings
 console = Console(soft_wrap=True)  # long lines are not broken in logs
 
 UrlOpt = Annotated[
-    str | None, typer.Option("--url", help="Elasticsearch URL (env ES_URL; default http://127.0.0.1:9200).")
+    str | None,
+    typer.Option(
+        "--url",
+        help="Elasticsearch or OpenSearch URL, the engine asked, not named (env ES_URL; default http://127.0.0.1:9200).",
+    ),
 ]
 UserOpt = Annotated[str | None, typer.Option("--username", help="Basic-auth user (env ES_USERNAME).")]
 PasswordOpt = Annotated[

@@ -16,10 +16,10 @@ from indexer import (
     EngineConfig,
     ManagedNode,
     choose_node,
+    connect,
     default_cache_dir,
     default_state_dir,
     from_env,
-    open_backend,
     open_node,
 )
 
@@ -152,7 +152,7 @@ def status(
     if not st.running:
         console.print(f"{label}: not running ({st.detail})")
         raise typer.Exit(3)
-    backend = open_backend(node.connection(), wait_for_status=None)
+    backend = connect(node.connection(), wait_for_status=None)
     try:
         health = backend.health()
         caps = backend.probe()

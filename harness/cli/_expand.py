@@ -115,8 +115,12 @@ def expand_command(
         bm25=bm25,
         progress=progress,
     )
-    client = connect(conn) if config.needs_engine else None
-    print_result(expand(config, client=client, console=console), config)
+    backend = connect(conn) if config.needs_engine else None
+    try:
+        print_result(expand(config, client=backend, console=console), config)
+    finally:
+        if backend is not None:
+            backend.close()
 
 
 def print_result(result: ExpandResult, config: ExpandConfig) -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
-from elastic_transport import TransportError
 from rich.table import Table
 
 from harness.cli._common import console, with_connection
@@ -19,11 +18,14 @@ from harness.cli._embedding import (
 )
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
 from indexer import (
+    ANALYSIS_CHAINS,
+    KNN_ENGINES,
     VECTOR_INDEX_TYPES,
     CachedEmbedder,
     ConfigError,
     ConnectionSettings,
     EmbeddingCache,
+    EngineUnavailable,
     IndexingError,
     IndexOptions,
     IndexSummary,
@@ -49,6 +51,13 @@ ModelOpt = Annotated[
     ),
 ]
 NoVectorsOpt = Annotated[bool, typer.Option("--no-vectors", help="Index the BM25 text side only.")]
+AnalysisOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--analysis",
+        help=f"Text analysis chain: {' | '.join(ANALYSIS_CHAINS)} (default: the first the engine offers).",
+    ),
+]
 
 
 def make_embedders(
@@ -84,12 +93,23 @@ def make_embedders(
 def print_summary(s: IndexSummary) -> None:
     work = "built" if s.created else ("unchanged" if not (s.indexed or s.updated) else "resumed/extended")
     console.print(
-        f"[bold]{s.dataset}[/]: {work} {s.index} → alias {s.alias}; {s.docs:,} docs in {s.seconds:.1f}s "
+        f"[bold]{s.dataset}[/]: {work} {s.index} → alias {s.alias} ({s.analysis} analysis); "
+        f"{s.docs:,} docs in {s.seconds:.1f}s "
         f"({s.docs_per_s:,.0f} docs/s); indexed {s.indexed:,}, vectors added {s.updated:,}, already there {s.skipped:,}; "
         f"embedding cache hits {s.cache_hits:,} / misses {s.cache_misses:,}, model calls {s.model_calls:,}; "
         f"bulk retries {s.retries}",
         highlight=False,
     )
+
+
+KnnEngineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--knn-engine",
+        help=f"OpenSearch k-NN engine: {' | '.join(KNN_ENGINES)} (default lucene; the only one the "
+        "managed node can run).",
+    ),
+]
 
 
 @with_connection
@@ -115,6 +135,8 @@ def index(
     ] = "hnsw",
     hnsw_m: Annotated[int, typer.Option("--hnsw-m", min=2, max=512)] = 16,
     hnsw_ef_construction: Annotated[int, typer.Option("--hnsw-ef-construction", min=10, max=3200)] = 100,
+    knn_engine: KnnEngineOpt = None,
+    analysis: AnalysisOpt = None,
     workers: Annotated[int, typer.Option("--workers", min=1, max=32, help="Parallel bulk senders.")] = 2,
     chunk_mb: Annotated[
         float, typer.Option("--chunk-mb", min=0.1, max=100, help="Bulk request size in MiB.")
@@ -134,7 +156,8 @@ def index(
     """Index datasets: BM25 text and one vector field per model; resumable; published only when verified."""
     settings = conn
     options = IndexOptions(
-        vector=VectorOptions(vector_type, hnsw_m, hnsw_ef_construction),
+        vector=VectorOptions(vector_type, hnsw_m, hnsw_ef_construction, knn_engine),
+        analysis=analysis,
         workers=workers,
         max_chunk_bytes=int(chunk_mb * 1024 * 1024),
         replicas=replicas,
@@ -152,18 +175,31 @@ def index(
         document_prompt=document_prompt,
         trust_remote_code=trust_remote_code,
     )
-    client = connect(settings)
-    for spec in [s for d in dataset for s in resolve_specs(d)]:
-        ds = load_dataset(spec, revision=revision)
-        try:
-            summary = build_index(client, ds, embedders, options, console=console)
-        except TransportError as exc:  # the connection dropped outside the retried bulk path
-            raise IndexingError(
-                f"lost the connection to Elasticsearch at {settings.url} while indexing {ds.name}: {exc}. "
-                "The alias moves only after a verified load, so no partial index is published; the same "
-                "command resumes from the documents already indexed"
-            ) from None
-        print_summary(summary)
+    _index_all(settings, [s for d in dataset for s in resolve_specs(d)], embedders, options, revision)
+
+
+def _index_all(
+    settings: ConnectionSettings,
+    specs: list[Any],
+    embedders: list[Any],
+    options: IndexOptions,
+    revision: str | None,
+) -> None:
+    backend = connect(settings)
+    try:
+        for spec in specs:
+            ds = load_dataset(spec, revision=revision)
+            try:
+                summary = build_index(backend, ds, embedders, options, console=console)
+            except EngineUnavailable as exc:  # the connection dropped outside the retried bulk path
+                raise IndexingError(
+                    f"lost the connection to {backend.product} at {settings.url} while indexing {ds.name}: "
+                    f"{exc}. The alias moves only after a verified load, so no partial index is published; "
+                    "the same command resumes from the documents already indexed"
+                ) from None
+            print_summary(summary)
+    finally:
+        backend.close()
 
 
 indices_app = typer.Typer(help="List and delete the harness's indices.", no_args_is_help=True)
@@ -173,13 +209,19 @@ indices_app = typer.Typer(help="List and delete the harness's indices.", no_args
 @with_connection
 def list_command(*, conn: ConnectionSettings) -> None:
     """Show alias, index, dataset, models, docs and size."""
-    table = Table("alias", "index", "dataset", "status", "models", "docs", "size")
-    for info in list_indices(connect(conn, wait_for_status=None)):
+    backend = connect(conn, wait_for_status=None)
+    try:
+        found = list_indices(backend)
+    finally:
+        backend.close()
+    table = Table("alias", "index", "dataset", "status", "analysis", "models", "docs", "size")
+    for info in found:
         table.add_row(
             ", ".join(info.aliases) or "-",
             info.name,
             info.dataset,
             info.status,
+            info.analysis,
             ", ".join(m.rsplit("/", 1)[-1] for m in info.models) or "(BM25 only)",
             f"{info.docs:,}",
             f"{info.size_bytes / 1e6:,.1f} MB",
@@ -198,12 +240,15 @@ def delete_command(
     conn: ConnectionSettings,
 ) -> None:
     """Delete harness indices (only ones this harness created)."""
-    client = connect(conn, wait_for_status=None)
-    targets = resolve_deletion(client, names)
-    if not yes and not typer.confirm(f"delete {', '.join(targets)}?"):
-        raise typer.Exit(1)
-    for target in delete_indices(client, targets):
-        console.print(f"deleted {target}")
+    backend = connect(conn, wait_for_status=None)
+    try:
+        targets = resolve_deletion(backend, names)
+        if not yes and not typer.confirm(f"delete {', '.join(targets)}?"):
+            raise typer.Exit(1)
+        for target in delete_indices(backend, targets):
+            console.print(f"deleted {target}")
+    finally:
+        backend.close()
 
 
 def register(app: typer.Typer) -> None:

@@ -27,7 +27,7 @@ from harness.load import DEFAULT_DURATION_S, DEFAULT_WARMUP_S, MAX_CLIENTS, Load
 from harness.results import RunResults
 from harness.run import MAX_DEPTH, RunConfig, run
 from harness.strategies import LEXICAL_FIELDS, MODES
-from indexer import BM25_FIELDS, ConfigError, ConnectionSettings, write_json_atomic
+from indexer import ANALYSIS_CHAINS, BM25_FIELDS, ConfigError, ConnectionSettings, write_json_atomic
 
 CANDIDATES_TEXT = ",".join(map(str, DEFAULT_CANDIDATES))
 
@@ -49,9 +49,24 @@ RevisionOpt = Annotated[
     str | None, _opt("--revision", help="Hub revision for r2med datasets (default: the pinned commit).")
 ]
 FusionOpt = Annotated[
-    str, _opt("--fusion", help="rrf[:k=60] | combsum|combmnz|wsum[:norm=min-max|zmuv|max,weights=a/b].")
+    str,
+    _opt(
+        "--fusion",
+        help="rrf[:k=60] | combsum|combmnz|wsum[:norm=min-max|zmuv|max,weights=a/b]; wsum's two weights "
+        "also weight hybrid-engine-sum (raw BM25 and kNN scores; default 1/1).",
+    ),
 ]
-TuneOnOpt = Annotated[str | None, _opt("--tune-on", help="Tune fusion weights on this split (e.g. train).")]
+TuneOnOpt = Annotated[
+    str | None,
+    _opt("--tune-on", help="Tune fusion and in-engine sum weights on this split (e.g. train)."),
+]
+AnalysisOpt = Annotated[
+    str | None,
+    _opt(
+        "--analysis",
+        help=f"Index analysis chain: {' | '.join(ANALYSIS_CHAINS)} (default: the engine's best).",
+    ),
+]
 ExpansionOpt = Annotated[
     str | None, _opt("--expansion", help="hyde|query2doc|lamer|search-o1|search-r1[:LLM].")
 ]
@@ -139,6 +154,7 @@ def run_command(
     num_candidates: CandidatesOpt = None,
     bm25: Bm25Opt = "es",
     lexical_field: LexicalFieldOpt = "combined",
+    analysis: AnalysisOpt = None,
     batch_size: BatchOpt = 32,
     concurrency: ConcurrencyOpt = 2,
     timeout: TimeoutOpt = 60.0,
@@ -169,13 +185,9 @@ def run_command(
         datasets=tuple(dataset or ["r2med"]),
         split=split,
         revision=revision,
-        model=model,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        query_prompt=query_prompt,
-        document_prompt=document_prompt,
-        trust_remote_code=trust_remote_code,
-        embed_backend=embed_backend,
+        **_embedding(
+            model, base_url, api_key_env, query_prompt, document_prompt, trust_remote_code, embed_backend
+        ),
         fusion=fusion,
         tune_on=tune_on,
         expansion=expansion,
@@ -185,6 +197,7 @@ def run_command(
         num_candidates=num_candidates,
         bm25=bm25,
         lexical_field=lexical_field,
+        analysis=analysis,
         search=SearchOptions(batch_size, concurrency, timeout, max_retries),
         test=test,
         seed=seed,
@@ -196,11 +209,35 @@ def run_command(
         ann_recall=ann_recall,
         ann_sweep=SweepOptions(_names(ann_index_types), _numbers(ann_candidates)) if ann_sweep else None,
     )
-    run_dir, results = run(config, conn, console=console)
+    _show(*run(config, conn, console=console))
+
+
+def _show(run_dir: Path, results: RunResults) -> None:
     print_results(results, console)
     console.print(
         f"\nrun directory: {run_dir}  (results.json, report.md, per_query.jsonl, runs/, records.jsonl)"
     )
+
+
+def _embedding(
+    model: str,
+    base_url: str | None,
+    api_key_env: str | None,
+    query_prompt: str | None,
+    document_prompt: str | None,
+    trust_remote_code: bool,
+    embed_backend: str,
+) -> dict[str, Any]:
+    """The run's embedding choices, as RunConfig fields."""
+    return {
+        "model": model,
+        "base_url": base_url,
+        "api_key_env": api_key_env,
+        "query_prompt": query_prompt,
+        "document_prompt": document_prompt,
+        "trust_remote_code": trust_remote_code,
+        "embed_backend": embed_backend,
+    }
 
 
 def _load(

@@ -7,6 +7,7 @@ Pure Python over ranx; no engine needed.
 * Ranking order: :func:`sort_run`, :func:`top_k` (score desc, then doc id asc).
 * Fusion: :class:`FusionSpec` (``FusionSpec.parse("wsum:weights=0.3/0.7")``),
   :func:`fuse`, :func:`optimize_fusion`.
+* In-engine weighted sum: :func:`tune_sum_weights`, :func:`weighted_sum_run`.
 * Statistics: :func:`compare_arms` -> :class:`Comparison`, :func:`randomization_test`,
   :func:`paired_t_test`, :func:`holm`, :func:`bootstrap_ci`.
 """
@@ -33,6 +34,7 @@ from ._stats import (
     paired_t_test,
     randomization_test,
 )
+from ._sum import tune_sum_weights, weighted_sum_run
 from ._types import Qrels, Run, rank, sort_run, top_k
 
 __all__ = [
@@ -65,4 +67,6 @@ __all__ = [
     "rank",
     "sort_run",
     "top_k",
+    "tune_sum_weights",
+    "weighted_sum_run",
 ]

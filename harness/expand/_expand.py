@@ -21,7 +21,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from elasticsearch import Elasticsearch
 from rich.console import Console
 
 from harness._reasoning import AUTO, ReasoningFormat, choose_reasoning_format
@@ -30,6 +29,7 @@ from harness.expand._generate import GenerationSettings, GenerationStats, Genera
 from harness.expand._prompts import PromptTemplate, builtin_prompt, load_prompt
 from indexer import (
     EXPANSION_FILE,
+    Backend,
     ChatAnswer,
     ConfigError,
     Dataset,
@@ -181,7 +181,7 @@ def _tasks(dataset: Dataset, prompt: PromptTemplate, stage: FirstStage | None) -
 def expand(
     config: ExpandConfig,
     *,
-    client: Elasticsearch | None = None,
+    client: Backend | None = None,
     console: Console | None = None,
 ) -> ExpandResult:
     """Generate, check and write one expansion set (see the module docstring)."""
@@ -194,7 +194,7 @@ def expand(
     stage = None
     if config.needs_engine:
         if client is None:
-            raise ConfigError(f"{config.method} needs a first-stage search: an Elasticsearch connection")
+            raise ConfigError(f"{config.method} needs a first-stage search: a cluster connection (--url)")
         stage = first_stage(
             client,
             dataset,

@@ -12,12 +12,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from elasticsearch import Elasticsearch
 from rich.console import Console
 
 from harness._search import SearchOptions, run_searches
 from harness.strategies import Lexical, QueryInput, SearchContext
-from indexer import Dataset, IndexOptions, build_index
+from indexer import Backend, Dataset, IndexOptions, build_index
 
 PASSAGE_WORDS = 512  # each passage is cut to this many words
 NO_PASSAGES = "(the search returned no passages)"
@@ -61,7 +60,7 @@ def _ranked(run: dict[str, float], depth: int) -> list[str]:
 
 
 def first_stage(
-    client: Elasticsearch,
+    client: Backend,
     dataset: Dataset,
     *,
     depth: int = 10,

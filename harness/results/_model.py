@@ -69,6 +69,8 @@ class ArmResult:
     retries: int = 0
     load: LoadResult | None = None
     ann: AnnRecall | None = None
+    #: (lexical, vector) weights of an in-engine weighted sum (``hybrid-engine-sum``); None for other arms
+    weights: tuple[float, float] | None = None
 
     def metric(self, key: str) -> float | None:
         return self.metrics.get(key)
@@ -238,6 +240,8 @@ class Manifest:
     #: the load phase's settings (``--load``), when it ran
     load_phase: LoadSettings | None = field(default=None, metadata={"json": "load"})
     ann_sweep: SweepSettings | None = None  # what ``--ann-sweep`` covered, when it ran
+    #: the analysis chain of the run's indices (english | hunspell | standard)
+    analysis: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = encode(self)
@@ -260,6 +264,7 @@ class Manifest:
             ("fusion", str(self.fusion) if self.fusion else None),
             ("model", self.model.label if self.model else None),
             ("engine", f"{self.engine.capabilities.flavour} {self.engine.version}"),
+            ("analysis", self.analysis),
             ("harness", self.harness_version),
             ("git", self.git_sha),
             ("rescored from", self.rescore.source_run if self.rescore else None),

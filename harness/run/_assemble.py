@@ -79,6 +79,7 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
         )
         if spec is not None
         else None,
+        analysis=plan.analysis or None,
     )
 
 
@@ -93,7 +94,9 @@ def scores_and_intervals(
     return {k: round(v, 6) for k, v in evaluation.means.items()}, ci95
 
 
-def arm_result(run: ArmRun, evaluation: Evaluation, queries: int, seed: int) -> ArmResult:
+def arm_result(
+    run: ArmRun, evaluation: Evaluation, queries: int, seed: int, weights: tuple[float, float] | None = None
+) -> ArmResult:
     metrics, ci95 = scores_and_intervals(evaluation, seed)
     return ArmResult(
         metrics=metrics,
@@ -104,6 +107,7 @@ def arm_result(run: ArmRun, evaluation: Evaluation, queries: int, seed: int) -> 
         queries=queries,
         empty_queries=evaluation.empty_qids,
         retries=run.retries,
+        weights=weights,
     )
 
 
@@ -128,8 +132,12 @@ def dataset_result(outcome: DatasetOutcome, tests: Sequence[Comparison], seed: i
     name = outcome.dataset.name
     n = len(outcome.dataset.queries)
     summary = outcome.index_summary
+    weighted = {a.name for a in outcome.plan.weighted_arms}
     return DatasetResult(
-        arms={arm: arm_result(outcome.runs[arm], ev, n, seed) for arm, ev in outcome.evaluations.items()},
+        arms={
+            arm: arm_result(outcome.runs[arm], ev, n, seed, outcome.sum_weights if arm in weighted else None)
+            for arm, ev in outcome.evaluations.items()
+        },
         significance=tuple(c for c in tests if c.dataset == name),
         paper={row.label: PaperBaseline(row.system, row.score) for row in reference_rows(name, "ndcg_at_10")},
         index=outcome.index,

@@ -19,11 +19,13 @@ from harness.load import LoadOptions
 from harness.rerank import RerankSpec
 from harness.sinks import SINKS
 from harness.strategies import LEXICAL_FIELDS, MODES
-from indexer import BM25_FIELDS, DEFAULT_EMBED_BACKEND, ConfigError, backend_names
+from indexer import ANALYSIS_CHAINS, BM25_FIELDS, DEFAULT_EMBED_BACKEND, ConfigError, backend_names
 
 MAX_DEPTH = 1000
 MAX_CANDIDATES = 10_000
 NO_RECORDS = "none"
+#: the in-engine weighted sum's (lexical, vector) weights when neither --fusion nor --tune-on gives any
+DEFAULT_SUM_WEIGHTS = (1.0, 1.0)
 
 
 def _records(value: tuple[str, ...] | str) -> tuple[str, ...]:
@@ -65,6 +67,7 @@ class RunConfig:
     num_candidates: int | None = None
     bm25: str = "es"
     lexical_field: str = "combined"
+    analysis: str | None = None  # english | hunspell | standard; None: the engine's best chain
     search: SearchOptions = field(default_factory=SearchOptions)
     measures: tuple[str, ...] = tuple(m.key for m in DEFAULT_MEASURES)
     test: str = "randomization"
@@ -84,6 +87,8 @@ class RunConfig:
         _choice("--lexical-field", self.lexical_field, LEXICAL_FIELDS)
         _choice("--test", self.test, STAT_TESTS)
         _choice("--embed-backend", self.embed_backend, backend_names())
+        if self.analysis is not None:
+            _choice("--analysis", self.analysis, ANALYSIS_CHAINS)
         if not self.datasets:
             raise ConfigError("expected at least one dataset (--dataset), found none")
         if not 10 <= self.depth <= MAX_DEPTH:
@@ -125,6 +130,14 @@ class RunConfig:
     def fusion_spec(self) -> FusionSpec:
         assert isinstance(self.fusion, FusionSpec)  # normalised by __post_init__
         return self.fusion
+
+    @property
+    def sum_weights(self) -> tuple[float, float]:
+        """(lexical, vector) weights of the in-engine weighted sum: --fusion's two weights, if it has them."""
+        weights = self.fusion_spec.weights
+        if weights is not None and len(weights) == 2:
+            return (weights[0], weights[1])
+        return DEFAULT_SUM_WEIGHTS
 
     @property
     def rerank_spec(self) -> RerankSpec | None:

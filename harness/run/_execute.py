@@ -13,17 +13,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from elasticsearch import Elasticsearch
 from rich.console import Console
 
 from harness._errors import RunError
 from harness._expansion import Expansion, combine_dense
 from harness._search import ArmRun, Request, run_searches
-from harness.eval import PRIMARY_MEASURE, Evaluation, FusionSpec, evaluate, fuse, optimize_fusion, top_k
+from harness.eval import (
+    PRIMARY_MEASURE,
+    Evaluation,
+    FusionSpec,
+    evaluate,
+    fuse,
+    optimize_fusion,
+    top_k,
+    tune_sum_weights,
+)
 from harness.rerank import Reranker
 from harness.run._plan import DatasetPlan, PlannedArm, RunPlan
 from harness.strategies import QueryInput, RerankedArm, SearchArm, SearchContext
 from indexer import (
+    BM25_PARAMS,
+    Backend,
     CachedEmbedder,
     Capabilities,
     ConfigError,
@@ -56,6 +66,7 @@ class DatasetOutcome:
     timings: dict[str, float]
     index_summary: IndexSummary | None
     performance: DatasetPerformance | None = None  # the load phase, ANN recall and sweep (harness.run._perf)
+    sum_weights: tuple[float, float] | None = None  # of the in-engine weighted sum, when it ran
 
     @property
     def dataset(self) -> Dataset:
@@ -82,18 +93,24 @@ class Checkpoints:
 
 
 class Executor:
-    """Runs the plan's datasets one at a time against ``client``."""
+    """Runs the plan's datasets one at a time against ``backend`` (Elasticsearch or OpenSearch)."""
 
     def __init__(
         self,
-        client: Elasticsearch,
+        backend: Backend,
         plan: RunPlan,
         embedder: CachedEmbedder | None,
         caps: Capabilities,
         console: Console,
         reranker: Reranker | None = None,
     ) -> None:
-        self.client, self.plan, self.embedder, self.caps, self.console = client, plan, embedder, caps, console
+        self.backend, self.plan, self.embedder, self.caps, self.console = (
+            backend,
+            plan,
+            embedder,
+            caps,
+            console,
+        )
         self.config = plan.config
         self.reranker = reranker
 
@@ -102,8 +119,14 @@ class Executor:
         timings: dict[str, float] = {}
         summary = self._index(ds, timings)
         ckpt = self.plan.run_dir / "arms" / slug(ds.name)
+        weights = self._sum_weights(dsplan, summary.index, ckpt) if dsplan.weighted_arms else None
         runs = self._search(
-            ds, summary.index, dsplan.search_arms, Checkpoints(ckpt / (ds.split or "default")), timings
+            ds,
+            summary.index,
+            dsplan.search_arms,
+            Checkpoints(ckpt / (ds.split or "default")),
+            timings,
+            weights,
         )
         fusion = None
         if dsplan.fused_arms:
@@ -119,20 +142,22 @@ class Executor:
         evaluations = {
             name: evaluate(ds.qrels, res.run, self.config.measures) for name, res in ordered.items()
         }
-        return DatasetOutcome(dsplan, summary.index, ordered, evaluations, fusion, timings, summary)
+        return DatasetOutcome(
+            dsplan, summary.index, ordered, evaluations, fusion, timings, summary, sum_weights=weights
+        )
 
     # ------------------------------------------------------------------ index
     def _index(self, ds: Dataset, timings: dict[str, float]) -> IndexSummary:
         t0 = time.perf_counter()
         embedders = [self.embedder] if self.embedder is not None else []
-        options = IndexOptions(progress=self.config.progress)
-        summary = build_index(self.client, ds, embedders, options, console=self.console, caps=self.caps)
+        options = IndexOptions(progress=self.config.progress, analysis=self.config.analysis)
+        summary = build_index(self.backend, ds, embedders, options, console=self.console, caps=self.caps)
         timings["index_s"] = round(time.perf_counter() - t0, 3)
         timings["index_embed_s"] = round(summary.embed_seconds, 3)
         return summary
 
     # ----------------------------------------------------------------- search
-    def _context(self) -> SearchContext:
+    def _context(self, weights: tuple[float, float] | None = None) -> SearchContext:
         cfg = self.config
         return SearchContext(
             depth=cfg.depth,
@@ -140,6 +165,8 @@ class Executor:
             lexical_field=cfg.lexical_field,
             vector_field=self.embedder.spec.field_name if self.embedder else None,
             num_candidates=cfg.num_candidates,
+            dialect=self.backend,
+            sum_weights=weights,
         )
 
     def _query_inputs(
@@ -172,6 +199,7 @@ class Executor:
         arms: Sequence[PlannedArm],
         ckpt: Checkpoints,
         timings: dict[str, float],
+        weights: tuple[float, float] | None = None,
     ) -> dict[str, ArmRun]:
         runs = {arm.name: found for arm in arms if (found := ckpt.get(arm.name)) is not None}
         todo = [arm for arm in arms if arm.name not in runs]
@@ -179,7 +207,7 @@ class Executor:
             return runs
         expansions = {arm.expansion.label if arm.expansion else "": arm.expansion for arm in todo}
         inputs = {label: self._query_inputs(ds, exp, timings) for label, exp in expansions.items()}
-        ctx = self._context()
+        ctx = self._context(weights)
         strategies = {}
         for arm in todo:
             assert isinstance(arm.spec, SearchArm)
@@ -193,7 +221,7 @@ class Executor:
         with progress(
             what, len(requests), unit="searches", console=self.console, enabled=self.config.progress
         ) as bar:
-            done = run_searches(self.client, index, requests, self.config.search, on_done=bar.advance)
+            done = run_searches(self.backend, index, requests, self.config.search, on_done=bar.advance)
         for name, result in done.items():
             ckpt.put(name, result)
         runs.update(done)
@@ -248,12 +276,10 @@ class Executor:
         ckpt.put(name, result)
         return result
 
-    def _fusion(self, dsplan: DatasetPlan, index: str, ckpt: Path) -> FusionSpec:
-        """The configured fusion, or with ``--tune-on`` one fitted on that split's runs of the fused inputs."""
-        cfg = self.config
-        if not cfg.tune_on:
-            return cfg.fusion_spec
-        ds, split = dsplan.dataset, cfg.tune_on
+    def _train_runs(self, dsplan: DatasetPlan, index: str, ckpt: Path) -> tuple[Dataset, dict[str, ArmRun]]:
+        """The ``--tune-on`` split and the runs of the hybrid's inputs on it (checkpointed, searched once)."""
+        ds, split = dsplan.dataset, self.config.tune_on
+        assert split is not None
         if split == (ds.split or "test"):
             raise ConfigError(f"--tune-on {split} is the evaluation split: tuning must never see it")
         if split not in ds.splits:
@@ -263,7 +289,39 @@ class Executor:
         train = ds.with_split(split)
         fused = next(a for a in dsplan.fused_arms if a.expansion is None)
         inputs = [a for a in dsplan.search_arms if a.name in fused.inputs]
-        runs = self._search(train, index, inputs, Checkpoints(ckpt / f"tune-{split}"), {})
+        return train, self._search(train, index, inputs, Checkpoints(ckpt / f"tune-{split}"), {})
+
+    def _sum_weights(self, dsplan: DatasetPlan, index: str, ckpt: Path) -> tuple[float, float]:
+        """The in-engine sum's weights: --fusion's, or with ``--tune-on`` fitted on that split's runs."""
+        cfg = self.config
+        if not cfg.tune_on:
+            return cfg.sum_weights
+        train, runs = self._train_runs(dsplan, index, ckpt)
+        fused = next(a for a in dsplan.fused_arms if a.expansion is None)
+        lexical, vector = (runs[name].run for name in fused.inputs)
+        k1 = BM25_PARAMS[cfg.bm25][0]
+        weights = tune_sum_weights(
+            train.qrels,
+            lexical,
+            vector,
+            lexical_scale=self.backend.bm25_scale(k1),
+            metric=PRIMARY_MEASURE.key,
+        )
+        self.console.print(
+            f"in-engine sum weights tuned on {train.name}/{cfg.tune_on} ({len(train.queries)} queries): "
+            f"lexical {weights[0]:g}, vector {weights[1]:g} (BM25 in Elasticsearch units)",
+            highlight=False,
+        )
+        return weights
+
+    def _fusion(self, dsplan: DatasetPlan, index: str, ckpt: Path) -> FusionSpec:
+        """The configured fusion, or with ``--tune-on`` one fitted on that split's runs of the fused inputs."""
+        cfg = self.config
+        if not cfg.tune_on:
+            return cfg.fusion_spec
+        train, runs = self._train_runs(dsplan, index, ckpt)
+        fused = next(a for a in dsplan.fused_arms if a.expansion is None)
+        ds = dsplan.dataset
         method = cfg.fusion_spec.method if cfg.fusion_spec.info.tunable else "wsum"
         tuned = optimize_fusion(
             train.qrels,
@@ -272,5 +330,5 @@ class Executor:
             norm=cfg.fusion_spec.norm,
             metric=PRIMARY_MEASURE.key,
         )
-        self.console.print(f"fusion tuned on {ds.name}/{split} ({len(train.queries)} queries): {tuned}")
+        self.console.print(f"fusion tuned on {ds.name}/{cfg.tune_on} ({len(train.queries)} queries): {tuned}")
         return tuned

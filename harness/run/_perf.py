@@ -42,19 +42,24 @@ from harness.run._config import RunConfig
 from harness.run._execute import DatasetOutcome, Executor
 from harness.sinks import METRIC_SINKS, MetricTarget
 from harness.strategies import FusedArm, QueryInput, SearchArm, Vector
-from indexer import Backend, ConnectionSettings, open_backend
+from indexer import Backend, ConnectionSettings, connect
 
 
 class EngineOpener:
     """Backends opened on first use (the load and ANN phases, the metric records) and closed together."""
 
-    def __init__(self, settings: ConnectionSettings, records_url: str | None = None) -> None:
+    def __init__(
+        self, settings: ConnectionSettings, records_url: str | None = None, *, searched: Backend | None = None
+    ) -> None:
         self.settings, self.records_url = settings, records_url
+        self._given = {settings.url: searched} if searched is not None else {}  # the caller closes these
         self._opened: dict[str, Backend] = {}
 
     def _open(self, url: str) -> Backend:
+        if url in self._given:
+            return self._given[url]
         if url not in self._opened:
-            self._opened[url] = open_backend(self.settings.with_url(url))
+            self._opened[url] = connect(self.settings.with_url(url))
         return self._opened[url]
 
     def searched(self) -> Backend:

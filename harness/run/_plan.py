@@ -18,7 +18,16 @@ from typing import Any
 from harness._expansion import Expansion, select_expansion
 from harness.run._config import RunConfig
 from harness.strategies import ARMS, MODES, Arm, FusedArm, RerankedArm, SearchArm
-from indexer import Capabilities, ConfigError, DataError, Dataset, ModelSpec, load_dataset, resolve_specs
+from indexer import (
+    KNN,
+    Capabilities,
+    ConfigError,
+    DataError,
+    Dataset,
+    ModelSpec,
+    load_dataset,
+    resolve_specs,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +71,11 @@ class DatasetPlan:
     def reranked_arms(self) -> list[PlannedArm]:
         return [a for a in self.arms if isinstance(a.spec, RerankedArm)]
 
+    @property
+    def weighted_arms(self) -> list[PlannedArm]:
+        """Search arms whose bodies need lexical/vector weights (the in-engine weighted sum)."""
+        return [a for a in self.search_arms if isinstance(a.spec, SearchArm) and a.spec.needs_weights]
+
 
 @dataclass(frozen=True, slots=True)
 class RunPlan:
@@ -72,6 +86,7 @@ class RunPlan:
     config_hash: str
     run_dir: Path
     notices: tuple[str, ...] = ()
+    analysis: str = ""  # the analysis chain of the run's indices (asked for, or the engine's best)
 
     @property
     def run_id(self) -> str:
@@ -83,16 +98,25 @@ def _variant(name: str, expansion: Expansion | None) -> str:
 
 
 def mode_arms(mode: str, caps: Capabilities) -> tuple[list[Arm], list[str]]:
-    """The arms of ``mode`` the engine can run, and a notice for each it cannot."""
+    """The arms of ``mode`` the engine can run, and a notice for each probe-gated arm it cannot.
+
+    Arms that need query vectors need the cluster's k-NN: without it the run fails with the probe's
+    reason (:class:`~indexer.CapabilityMissing`, "the cluster has no k-NN plugin ...") before
+    anything is indexed; lexical runs are unaffected.
+    """
     arms: list[Arm] = []
     notices: list[str] = []
     for name in MODES[mode]:
         arm = ARMS[name]
         needed = arm.needs_capability
-        if needed is not None and not caps.has_retriever(needed):
-            notices.append(f"the engine has no '{needed}' retriever; arm {name} is skipped")
+        if needed is not None and not caps.has(needed):
+            notices.append(
+                f"arm {name} is skipped: {caps.missing.get(needed, f'the cluster lacks {needed}')}"
+            )
             continue
         arms.append(arm)
+    if needs_vectors(arms):
+        caps.require(KNN)
     return arms, notices
 
 
@@ -122,10 +146,10 @@ RERANK_SUFFIX = ">rerank"
 
 
 def rerank_inputs(config: RunConfig, arms: Sequence[Arm]) -> tuple[str, ...]:
-    """The arms ``--rerank`` re-scores: those named, or the mode's main arm (its last ungated one)."""
+    """The arms ``--rerank`` re-scores: those named, or the mode's main arm (the arm named like the mode)."""
     if config.rerank is None:
         return ()
-    return config.rerank_arms or (next(a.name for a in reversed(arms) if a.needs_capability is None),)
+    return config.rerank_arms or (config.mode,)
 
 
 def _dataset_plan(ds: Dataset, arms: Sequence[Arm], config: RunConfig) -> DatasetPlan:
@@ -143,10 +167,15 @@ def _dataset_plan(ds: Dataset, arms: Sequence[Arm], config: RunConfig) -> Datase
 
 
 def plan_run(
-    config: RunConfig, caps: Capabilities, model: ModelSpec | None, reranker: dict[str, str] | None = None
+    config: RunConfig,
+    caps: Capabilities,
+    model: ModelSpec | None,
+    reranker: dict[str, str] | None = None,
+    *,
+    analysis: str = "",
 ) -> RunPlan:
     """Load the data and decide the arms; ``model`` is the embedding model when the arms need one,
-    ``reranker`` the identity of the ``--rerank`` model."""
+    ``reranker`` the identity of the ``--rerank`` model, ``analysis`` the chain the indices use."""
     arms, notices = mode_arms(config.mode, caps)
     datasets = load_datasets(config)
     plans = tuple(_dataset_plan(ds, arms, config) for ds in datasets)
@@ -155,6 +184,9 @@ def plan_run(
     chosen = {p.dataset.name: p.expansion for p in plans if p.expansion is not None}
     if chosen:  # a regenerated expansion set is another run, never a resumed one
         identity["expansions"] = {name: exp.content_sha256 for name, exp in chosen.items()}
+    # the same flags on another engine (or with another analysis chain) are another run, never a resume
+    identity["engine"] = {"product": caps.flavour, "version": caps.version}
+    identity["analysis"] = analysis
     if model is not None:
         # id, revision (+ backend and precision off the torch fp32 reference, so old runs keep their hash)
         identity["model"] = {**model.identity(), "query_prompt": model.query_prompt}
@@ -164,4 +196,4 @@ def plan_run(
         identity["rerank"] = {**reranker, "depth": config.rerank_spec.depth}
     config_hash = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]
     run_dir = config.output or Path("runs") / f"{config.mode}-{config_hash}"
-    return RunPlan(config, plans, model, identity, config_hash, run_dir, tuple(notices))
+    return RunPlan(config, plans, model, identity, config_hash, run_dir, tuple(notices), analysis)

@@ -10,14 +10,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from elasticsearch import Elasticsearch
-
 from harness.eval import sort_run
 from harness.inspect import RecordContext, build_records, render_markdown
 from harness.results import PER_QUERY_FILE, EvalRecord, Manifest, QueryScores, RunResults, trec_path
 from harness.run._execute import DatasetOutcome
 from harness.sinks import SINKS, SinkTarget
-from indexer import write_json_atomic, write_jsonl_atomic, write_text_atomic
+from indexer import Backend, write_json_atomic, write_jsonl_atomic, write_text_atomic
 
 MANIFEST_FILE = "manifest.json"
 REPORT_FILE = "report.md"
@@ -80,16 +78,10 @@ def write_manifest(run_dir: Path, manifest: Manifest) -> None:
     write_json_atomic(run_dir / MANIFEST_FILE, manifest.to_json())
 
 
-def doc_lookup(client: Elasticsearch, index: str) -> Callable[[Sequence[str]], dict[str, tuple[str, str]]]:
+def doc_lookup(backend: Backend, index: str) -> Callable[[Sequence[str]], dict[str, tuple[str, str]]]:
     def lookup(ids: Sequence[str]) -> dict[str, tuple[str, str]]:
-        if not ids:
-            return {}
-        docs = client.mget(index=index, ids=list(ids), source=["title", "text"])["docs"]
-        return {
-            d["_id"]: (d["_source"].get("title", ""), d["_source"].get("text", ""))
-            for d in docs
-            if d.get("found")
-        }
+        sources = backend.get_sources(index, ids, ["title", "text"])
+        return {doc: (src.get("title", ""), src.get("text", "")) for doc, src in sources.items()}
 
     return lookup
 
@@ -103,7 +95,7 @@ def record_pair(outcome: DatasetOutcome) -> tuple[str, str]:
     return first, first
 
 
-def records_of(pub: Publication, outcome: DatasetOutcome, client: Elasticsearch) -> Iterator[EvalRecord]:
+def records_of(pub: Publication, outcome: DatasetOutcome, backend: Backend) -> Iterator[EvalRecord]:
     manifest = pub.results.manifest
     exp = outcome.plan.expansion
     baseline, compared = record_pair(outcome)
@@ -116,7 +108,7 @@ def records_of(pub: Publication, outcome: DatasetOutcome, client: Elasticsearch)
             qrels=outcome.dataset.qrels,
             runs={arm: res.run for arm, res in outcome.runs.items()},
             per_query={arm: ev.per_query for arm, ev in outcome.evaluations.items()},
-            doc_lookup=doc_lookup(client, outcome.index),
+            doc_lookup=doc_lookup(backend, outcome.index),
             batch_ms={arm: res.client_ms for arm, res in outcome.runs.items()},
             expansions=dict(exp.documents) if exp else None,
             reasoning=dict(exp.reasoning) if exp else None,
@@ -129,16 +121,18 @@ def records_of(pub: Publication, outcome: DatasetOutcome, client: Elasticsearch)
     )
 
 
-def publish(
-    pub: Publication, sinks: Sequence[str], client: Elasticsearch, records_client: Elasticsearch
-) -> None:
-    """Write every artifact, send the records to each sink, then mark the manifest complete."""
+def publish(pub: Publication, sinks: Sequence[str], backend: Backend, records_backend: Backend) -> None:
+    """Write every artifact, send the records to each sink, then mark the manifest complete.
+
+    Documents shown in the records are read from ``backend`` (the searched cluster); the ``es``
+    sink writes to ``records_backend`` (the same cluster, or ``--records-url``).
+    """
     for writer in WRITERS.values():
         writer(pub)
-    opened = [SINKS[name](SinkTarget(pub.run_dir, records_client)) for name in sinks]
+    opened = [SINKS[name](SinkTarget(pub.run_dir, records_backend)) for name in sinks]
     try:
         for outcome in pub.outcomes:
-            records = list(records_of(pub, outcome, client))
+            records = list(records_of(pub, outcome, backend))
             for sink in opened:
                 sink.write(records)
     finally:

@@ -1,15 +1,14 @@
 """``run``: plan, execute, assemble, publish, the four steps of ``harness run`` in order.
 
-Connecting, probing and building the embedder happen here, once, from the typed config;
-the CLI only builds the config and prints what comes back.
+Connecting (the backend of whichever engine answers), probing, choosing the analysis chain
+and building the embedder happen here, once, from the typed config; the CLI only builds the
+config and prints what comes back.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from elastic_transport import TransportError
-from elasticsearch import Elasticsearch
 from rich.console import Console
 
 from harness._errors import RunError
@@ -22,15 +21,17 @@ from harness.run._perf import EngineOpener, publish_metrics, run_performance
 from harness.run._plan import RunPlan, mode_arms, needs_vectors, plan_run
 from harness.run._publish import MANIFEST_FILE, Publication, publish, write_manifest
 from indexer import (
+    Backend,
     CachedEmbedder,
     Capabilities,
     ConfigError,
     ConnectionSettings,
     EmbeddingCache,
+    EngineUnavailable,
     build_encoder,
+    choose_analysis,
     connect,
     endpoint_for,
-    probe,
     resolve_model,
 )
 
@@ -73,51 +74,57 @@ def check_resume(plan: RunPlan, console: Console) -> None:
     console.print(f"resuming {plan.run_dir}: finished arms are reused", highlight=False)
 
 
-def _records_client(config: RunConfig, settings: ConnectionSettings, client: Elasticsearch) -> Elasticsearch:
-    if config.records_url and "es" in config.sinks:
-        return connect(settings.with_url(config.records_url))  # same credentials, another cluster
-    return client
-
-
 def run(
     config: RunConfig, settings: ConnectionSettings, *, console: Console | None = None
 ) -> tuple[Path, RunResults]:
     """Run ``config`` against the cluster of ``settings``; returns the run directory and its results."""
     console = console or Console(stderr=True)
-    client = connect(settings)
-    caps = probe(client)
+    backend = connect(settings)
+    try:
+        return _run(config, settings, backend, console)
+    except EngineUnavailable as exc:  # the connection dropped outside the retried bulk and msearch paths
+        raise RunError(
+            f"lost the connection to {backend.product} at {settings.url} during the run: {exc}. "
+            "Arms finished so far are checkpointed in the run directory; the same command resumes from them"
+        ) from None
+    finally:
+        backend.close()
+
+
+def _run(
+    config: RunConfig, settings: ConnectionSettings, backend: Backend, console: Console
+) -> tuple[Path, RunResults]:
+    caps = backend.probe()
+    for note in caps.notes:  # what this cluster lacks (a plugin, an analyzer; a 2.x OpenSearch says so)
+        console.print(f"note: {caps.flavour} {caps.version}: {note}", style="dim", highlight=False)
+    analysis = choose_analysis(caps, config.analysis)
     embedder = _embedder(config, caps)
     spec = config.rerank_spec
     reranker = make_reranker(spec, lambda model: embedder_for(model, config)) if spec is not None else None
     plan = plan_run(
-        config, caps, embedder.spec if embedder else None, reranker.identity if reranker else None
+        config,
+        caps,
+        embedder.spec if embedder else None,
+        reranker.identity if reranker else None,
+        analysis=analysis,
     )
     for notice in plan.notices:
-        console.print(f"notice: {notice} (hybrid is fused on the client)", style="dim", highlight=False)
+        console.print(f"notice: {notice}", style="dim", highlight=False)
     check_resume(plan, console)
     manifest = start_manifest(plan, settings, caps)
     write_manifest(plan.run_dir, manifest)
     console.print(f"run {plan.run_id} → {plan.run_dir}", highlight=False)
-    engine = EngineOpener(settings, config.records_url)  # the Backend of the load/ANN phases and metrics
+    engine = EngineOpener(settings, config.records_url, searched=backend)  # load/ANN phases, metrics
     try:
-        executor = Executor(client, plan, embedder, caps, console, reranker)
+        executor = Executor(backend, plan, embedder, caps, console, reranker)
         outcomes = [
             run_performance(executor, executor.run_dataset(d), engine.searched, console)
             for d in plan.datasets
         ]
         results = assemble(plan, outcomes, manifest)
         publish_metrics(plan.run_dir, results, outcomes, config.sinks, engine.records)
-        publish(
-            Publication(plan.run_dir, results, outcomes),
-            config.sinks,
-            client,
-            _records_client(config, settings, client),
-        )
-    except TransportError as exc:  # the connection dropped outside the retried msearch path
-        raise RunError(
-            f"lost the connection to Elasticsearch at {settings.url} during the run: {exc}. "
-            "Arms finished so far are checkpointed in the run directory; the same command resumes from them"
-        ) from None
+        records = engine.records() if "es" in config.sinks else backend
+        publish(Publication(plan.run_dir, results, outcomes), config.sinks, backend, records)
     finally:
         engine.close()
     return plan.run_dir, results

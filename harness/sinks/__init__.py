@@ -1,7 +1,7 @@
 """Record sinks: where evaluation records go, chosen by name through ``SINKS``.
 
-``es`` writes to the cluster that takes records (the searched one, or ``--records-url``)
-for Kibana; ``jsonl`` writes ``records.jsonl`` in the run directory. Every sink writes
+``es`` writes to the cluster that takes records (the searched one, or ``--records-url``;
+Elasticsearch or OpenSearch) for Kibana or OpenSearch Dashboards; ``jsonl`` writes ``records.jsonl`` in the run directory. Every sink writes
 idempotently per (run, dataset, arm, query). A sink is built from a :class:`SinkTarget`.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from harness.results import RECORDS_FILE
 from harness.sinks._base import RecordSink, SinkTarget
-from harness.sinks._es import ALIAS, DEFAULT_INDEX, TEMPLATE_NAME, EsSink, index_template
+from harness.sinks._es import ALIAS, DEFAULT_INDEX, TEMPLATE_NAME, EngineSink, index_template
 from harness.sinks._jsonl import JsonlSink
 from harness.sinks._metrics import (
     METRIC_SINKS,
@@ -27,7 +27,7 @@ from harness.sinks._metrics import (
 
 SINKS: dict[str, Callable[[SinkTarget], RecordSink]] = {
     "jsonl": lambda target: JsonlSink(target.run_dir / RECORDS_FILE),
-    "es": lambda target: EsSink(target.client),
+    "es": lambda target: EngineSink(target.backend),
 }
 
 __all__ = [
@@ -40,7 +40,7 @@ __all__ = [
     "SINKS",
     "TEMPLATE_NAME",
     "EngineMetricSink",
-    "EsSink",
+    "EngineSink",
     "JsonlMetricSink",
     "JsonlSink",
     "MetricSink",

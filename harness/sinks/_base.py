@@ -8,9 +8,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
-from elasticsearch import Elasticsearch
-
 from harness.results import EvalRecord
+from indexer import Backend
 
 
 @runtime_checkable
@@ -31,7 +30,7 @@ class SinkTarget:
     """Where a run's records may go: its run directory, and the cluster that takes records."""
 
     run_dir: Path
-    client: Elasticsearch
+    backend: Backend
 
 
 class SinkBase:

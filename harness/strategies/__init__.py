@@ -9,7 +9,7 @@ Adding an arm: a strategy module, and one line in ``ARMS`` (plus its mode).
 
 from harness.strategies._arms import Arm, FusedArm, RerankedArm, SearchArm
 from harness.strategies._base import QueryInput, RetrievalStrategy, SearchContext
-from harness.strategies._engine_hybrid import EngineLinear, EngineRRF
+from harness.strategies._engine_hybrid import EngineHybridQuery, EngineLinear, EngineRRF, EngineSum
 from harness.strategies._lexical import LEXICAL_FIELDS, Lexical
 from harness.strategies._vector import Vector
 
@@ -19,8 +19,10 @@ ARMS: dict[str, Arm] = {
         SearchArm("lexical", Lexical),
         SearchArm("vector", Vector, compare_to=("lexical",)),
         FusedArm("hybrid", ("lexical", "vector"), compare_to=("lexical", "vector")),
+        SearchArm("hybrid-engine-sum", EngineSum, compare_to=("hybrid",)),
         SearchArm("hybrid-engine-rrf", EngineRRF, compare_to=("hybrid",)),
         SearchArm("hybrid-engine-linear", EngineLinear, compare_to=("hybrid",)),
+        SearchArm("hybrid-engine-query", EngineHybridQuery, compare_to=("hybrid",)),
     )
 }
 
@@ -28,7 +30,15 @@ ARMS: dict[str, Arm] = {
 MODES: dict[str, tuple[str, ...]] = {
     "lexical": ("lexical",),
     "vector": ("vector",),
-    "hybrid": ("lexical", "vector", "hybrid", "hybrid-engine-rrf", "hybrid-engine-linear"),
+    "hybrid": (
+        "lexical",
+        "vector",
+        "hybrid",
+        "hybrid-engine-sum",
+        "hybrid-engine-rrf",
+        "hybrid-engine-linear",
+        "hybrid-engine-query",
+    ),
 }
 
 __all__ = [
@@ -36,8 +46,10 @@ __all__ = [
     "LEXICAL_FIELDS",
     "MODES",
     "Arm",
+    "EngineHybridQuery",
     "EngineLinear",
     "EngineRRF",
+    "EngineSum",
     "FusedArm",
     "Lexical",
     "QueryInput",

@@ -29,6 +29,10 @@ class SearchArm:
     def needs_capability(self) -> str | None:
         return self.strategy.needs_capability
 
+    @property
+    def needs_weights(self) -> bool:
+        return self.strategy.needs_weights
+
 
 @dataclass(frozen=True, slots=True)
 class FusedArm:

@@ -4,6 +4,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from harness._errors import RunError
+from indexer import QueryDialect
+
 
 @dataclass(frozen=True, slots=True)
 class QueryInput:
@@ -16,7 +19,7 @@ class QueryInput:
 
 @dataclass(frozen=True, slots=True)
 class SearchContext:
-    """Settings shared by every strategy of a run."""
+    """Settings shared by every strategy of a run, and the engine's query dialect."""
 
     depth: int = 100
     bm25: str = "es"  # "es" (k1=1.2, b=0.75) or "r2med" (k1=0.9, b=0.4)
@@ -24,17 +27,29 @@ class SearchContext:
     vector_field: str | None = None
     num_candidates: int | None = None  # default max(10 * depth, 100)
     rrf_rank_constant: int = 60
+    #: how this engine writes kNN and engine-side fusion (the run's backend); lexical arms need none
+    dialect: QueryDialect | None = None
+    #: (lexical, vector) weights of the in-engine weighted sum, from --fusion or --tune-on
+    sum_weights: tuple[float, float] | None = None
 
     @property
     def candidates(self) -> int:
         return self.num_candidates or min(10_000, max(10 * self.depth, 100))
 
+    def require_dialect(self, what: str) -> QueryDialect:
+        if self.dialect is None:
+            raise RunError(f"{what} needs the engine's query dialect (a backend), found none")
+        return self.dialect
+
 
 class RetrievalStrategy(ABC):
     """Builds one search body per query; the engine runs them in batched msearch requests."""
 
-    needs_vector: ClassVar[bool] = False
-    needs_capability: ClassVar[str | None] = None  # a retriever the engine must offer
+    needs_vector: ClassVar[bool] = False  # a query vector, so the cluster's k-NN (a run fails without it)
+    needs_capability: ClassVar[str | None] = (
+        None  # a probe feature; the arm is skipped, with a notice, without it
+    )
+    needs_weights: ClassVar[bool] = False  # lexical/vector weights (ctx.sum_weights), fixed or tuned
 
     def __init__(self, ctx: SearchContext) -> None:
         self.ctx = ctx

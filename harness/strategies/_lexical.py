@@ -14,6 +14,15 @@ LEXICAL_FIELDS: dict[str, LexicalQuery] = {
     "multi_match": lambda text, suffix: {
         "multi_match": {"query": text, "fields": [f"title{suffix}", f"text{suffix}"], "type": "best_fields"}
     },
+    # BEIR's Elasticsearch query (beir/retrieval/search/lexical/elastic_search.py): best_fields, tie_breaker 0.5
+    "beir": lambda text, suffix: {
+        "multi_match": {
+            "query": text,
+            "fields": [f"title{suffix}", f"text{suffix}"],
+            "type": "best_fields",
+            "tie_breaker": 0.5,
+        }
+    },
 }
 
 

@@ -1,6 +1,6 @@
 """The Backend seam: one protocol, one module per engine, chosen from what the cluster says it is.
 
-    backend = open_backend(settings)        # asks the URL, builds the matching backend, waits for health
+    backend = connect(settings)             # asks the URL, builds the matching backend, waits for health
     backend.create_index(name, settings=..., mappings={"properties": {"v": backend.vector_mapping(spec)}})
     backend.msearch(index, [backend.knn_search(KnnSpec("v", vector, k=10, num_candidates=100))])
 
@@ -13,12 +13,15 @@ import importlib
 
 from indexer._connection import ConnectionSettings
 from indexer._exceptions import ConfigError, UnsupportedEngine
-from indexer.backends._base import Backend
+from indexer.backends._base import Backend, QueryDialect
 from indexer.backends._detect import detect_product
 from indexer.backends._types import (
     FEATURES,
+    FUSION_KINDS,
     HYBRID_QUERY,
     KNN,
+    LINEAR_RETRIEVER,
+    RRF_RETRIEVER,
     SEARCH_TEMPLATE,
     SIMILARITIES,
     BulkItem,
@@ -26,6 +29,7 @@ from indexer.backends._types import (
     Capabilities,
     ClusterHealth,
     EngineInfo,
+    FusionParams,
     Hit,
     IndexMapping,
     IndexStats,
@@ -57,14 +61,16 @@ def backend_class(product: str) -> type[Backend]:
     return cls
 
 
-def open_backend(
+def connect(
     settings: ConnectionSettings, *, wait_for_status: str | None = "yellow", timeout_s: float = 30.0
 ) -> Backend:
     """The backend for the cluster at ``settings.url``, proven to work (reachable, trusted, healthy).
 
-    The engine is always asked (:func:`detect_product`), never assumed. Errors:
-    :class:`~indexer.ConnectionFailed` (unreachable, bad credentials, untrusted),
-    :class:`~indexer.UnsupportedEngine` (neither engine, or too old).
+    The engine is always asked (:func:`detect_product`), never assumed. ``wait_for_status``
+    None reads the health without waiting for a colour. Errors:
+    :class:`~indexer.ConnectionFailed` (unreachable, bad credentials, untrusted; its
+    :class:`~indexer.EngineUnavailable` when nothing answers), :class:`~indexer.UnsupportedEngine`
+    (neither engine, or too old). Close the backend when done (or use it as a context manager).
     """
     product = detect_product(settings)
     backend = backend_class(product)(settings)  # type: ignore[call-arg]
@@ -85,9 +91,12 @@ def open_backend(
 __all__ = [
     "BACKENDS",
     "FEATURES",
+    "FUSION_KINDS",
     "HYBRID_QUERY",
     "KNN",
+    "LINEAR_RETRIEVER",
     "MIN_VERSIONS",
+    "RRF_RETRIEVER",
     "SEARCH_TEMPLATE",
     "SIMILARITIES",
     "Backend",
@@ -96,13 +105,15 @@ __all__ = [
     "Capabilities",
     "ClusterHealth",
     "EngineInfo",
+    "FusionParams",
     "Hit",
     "IndexMapping",
     "IndexStats",
     "KnnSpec",
+    "QueryDialect",
     "SearchResult",
     "VectorSpec",
     "backend_class",
+    "connect",
     "detect_product",
-    "open_backend",
 ]

@@ -24,6 +24,7 @@ from indexer.backends._types import (
     Capabilities,
     ClusterHealth,
     EngineInfo,
+    FusionParams,
     IndexMapping,
     IndexStats,
     KnnSpec,
@@ -33,7 +34,42 @@ from indexer.backends._types import (
 
 
 @runtime_checkable
-class Backend(Protocol):
+class QueryDialect(Protocol):
+    """How search bodies are written for one engine: what a retrieval strategy asks of a backend."""
+
+    product: ClassVar[str]  # "elasticsearch" | "opensearch"
+
+    def knn_search(self, knn: KnnSpec) -> dict[str, Any]:
+        """The body of an approximate kNN search (no size/_source: the caller adds them)."""
+        ...
+
+    def weighted_sum(
+        self,
+        lexical: Mapping[str, Any],
+        knn: KnnSpec,
+        *,
+        lexical_weight: float,
+        vector_weight: float,
+        bm25_k1: float | None = None,
+    ) -> dict[str, Any]:
+        """One search summing ``lexical_weight`` x BM25 and ``vector_weight`` x kNN score, in
+        Elasticsearch's BM25 units on either engine when ``bm25_k1`` is given."""
+        ...
+
+    def fusion_search(
+        self, kind: str, lexical: Mapping[str, Any], knn: KnnSpec, params: FusionParams
+    ) -> dict[str, Any]:
+        """An engine-side fusion (``FUSION_KINDS``); :class:`~indexer.CapabilityMissing` where the
+        engine (or this cluster) has none of that kind."""
+        ...
+
+    def bm25_scale(self, k1: float) -> float:
+        """The factor that turns this engine's BM25 scores into Elasticsearch's (``1 + k1`` on OpenSearch)."""
+        ...
+
+
+@runtime_checkable
+class Backend(QueryDialect, Protocol):
     product: ClassVar[str]  # "elasticsearch" | "opensearch"
 
     @property
@@ -62,6 +98,7 @@ class Backend(Protocol):
         meta: Mapping[str, Any] | None = None,
     ) -> None: ...
     def put_settings(self, name: str, settings: Mapping[str, Any]) -> None: ...
+    def get_settings(self, name: str) -> dict[str, Any]: ...
     def refresh(self, name: str) -> None: ...
     def force_merge(self, name: str, *, max_segments: int = 1, timeout_s: float = 600.0) -> None: ...
     def list_indices(self, pattern: str) -> list[IndexStats]: ...
@@ -83,15 +120,8 @@ class Backend(Protocol):
         self, index: str, ids: Sequence[str], fields: Sequence[str]
     ) -> dict[str, dict[str, Any]]: ...
 
-    # -- dialects
+    # -- mapping dialect (the query dialect is QueryDialect's)
     def vector_mapping(self, spec: VectorSpec) -> dict[str, Any]: ...
-    def knn_search(self, knn: KnnSpec) -> dict[str, Any]: ...
-    def weighted_sum(
-        self,
-        lexical: Mapping[str, Any],
-        knn: KnnSpec,
-        *,
-        lexical_weight: float,
-        vector_weight: float,
-        bm25_k1: float | None = None,
-    ) -> dict[str, Any]: ...
+    def vector_dims(self, field: Mapping[str, Any]) -> int | None:
+        """The dimensions of an existing vector field's mapping; None when it is not a vector field."""
+        ...

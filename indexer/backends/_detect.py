@@ -17,7 +17,7 @@ import urllib3
 
 from indexer._connection import ConnectionSettings
 from indexer._exceptions import ConnectionFailed, EngineUnavailable, UnsupportedEngine
-from indexer.backends._errors import short
+from indexer.backends._errors import auth_label, short
 
 ELASTIC_HEADER = "x-elastic-product"
 OPENSEARCH_HEADER = "x-opensearch-version"
@@ -70,7 +70,7 @@ def detect_product(settings: ConnectionSettings, timeout_s: float = 10.0) -> str
     if resp.status == 401:
         raise ConnectionFailed(
             f"{settings.url} rejected the credentials (HTTP 401) before saying which engine it is: "
-            f"check the username/password or API key (auth method: {settings.redacted()['auth']})"
+            f"check the username/password or API key (auth method: {auth_label(settings)})"
         )
     try:
         body = json.loads(resp.data)

@@ -3,7 +3,9 @@
 Mapping dialect: ``dense_vector`` with ``similarity`` and ``index_options``.
 Query dialect: kNN is a top-level ``knn`` section beside ``query``; an in-engine
 weighted sum is ``query`` and ``knn`` each with a ``boost`` (Elasticsearch adds
-the two scores of a document found by both).
+the two scores of a document found by both). Engine-side fusion: the ``rrf`` and
+``linear`` retrievers (where the probe finds them; the stripped integ-test build has
+neither).
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ from elasticsearch import ApiError, Elasticsearch, UnsupportedProductError
 
 from indexer._connection import ConnectionSettings
 from indexer._exceptions import ConfigError, HarnessError, NotFound, RequestFailed, UnsupportedEngine
-from indexer.backends._errors import http_failure, short, unreachable, untrusted
-from indexer.backends._rest import RestBackend
+from indexer.backends._errors import auth_label, http_failure, retry_after, short, unreachable, untrusted
+from indexer.backends._rest import FusionBody, RestBackend
 from indexer.backends._types import (
     HYBRID_QUERY,
     KNN,
+    LINEAR_RETRIEVER,
+    RRF_RETRIEVER,
     SEARCH_TEMPLATE,
     Capabilities,
+    FusionParams,
     KnnSpec,
     VectorSpec,
     version_tuple,
@@ -63,21 +68,46 @@ def build_client(settings: ConnectionSettings, **overrides: Any) -> Elasticsearc
     return Elasticsearch(**kwargs)
 
 
+def _retrievers(lexical: Mapping[str, Any], knn: KnnSpec) -> list[dict[str, Any]]:
+    return [{"standard": {"query": dict(lexical)}}, {"knn": _knn(knn)}]
+
+
+def _rrf(lexical: Mapping[str, Any], knn: KnnSpec, params: FusionParams) -> dict[str, Any]:
+    return {
+        "retriever": {
+            "rrf": {
+                "retrievers": _retrievers(lexical, knn),
+                "rank_window_size": params.window,
+                "rank_constant": params.rank_constant,
+            }
+        }
+    }
+
+
+def _linear(lexical: Mapping[str, Any], knn: KnnSpec, params: FusionParams) -> dict[str, Any]:
+    return {
+        "retriever": {
+            "linear": {
+                "retrievers": [
+                    {"retriever": r, "weight": w, "normalizer": "minmax"}
+                    for r, w in zip(_retrievers(lexical, knn), params.weights, strict=True)
+                ],
+                "rank_window_size": params.window,
+            }
+        }
+    }
+
+
 class ElasticsearchBackend(RestBackend):
     product: ClassVar[str] = "elasticsearch"
     display: ClassVar[str] = "Elasticsearch"
+    FUSIONS: ClassVar[dict[str, FusionBody]] = {"rrf": _rrf, "linear": _linear}
 
     def __init__(self, settings: ConnectionSettings, client: Elasticsearch | None = None) -> None:
         super().__init__(settings)
         self._client = client or build_client(settings)
         # bulk and msearch: the caller paces retries, the client must not retry behind its back
         self._once = self._client.options(max_retries=0, retry_on_status=(), retry_on_timeout=False)
-
-    @classmethod
-    def from_client(cls, client: Elasticsearch) -> ElasticsearchBackend:
-        """A backend over an existing client (the URL is the client's first node)."""
-        node = client.transport.node_pool.all()[0].config
-        return cls(ConnectionSettings(url=f"{node.scheme}://{node.host}:{node.port}"), client=client)
 
     def close(self) -> None:
         self._client.close()
@@ -123,7 +153,8 @@ class ElasticsearchBackend(RestBackend):
                 what=what,
                 url=self.url,
                 product=self.display,
-                auth=str(self.settings.redacted()["auth"]),
+                auth=auth_label(self.settings),
+                retry_after_s=retry_after(exc.meta.headers.get("retry-after")),
             )
         if isinstance(exc, TlsError):
             return untrusted(exc, url=self.url)
@@ -152,8 +183,14 @@ class ElasticsearchBackend(RestBackend):
             "index_options": options,
         }
 
+    def vector_dims(self, field: Mapping[str, Any]) -> int | None:
+        return int(field["dims"]) if field.get("type") == "dense_vector" and "dims" in field else None
+
     def knn_search(self, knn: KnnSpec) -> dict[str, Any]:
         return {"knn": _knn(knn)}
+
+    def bm25_scale(self, k1: float) -> float:
+        return 1.0
 
     def weighted_sum(
         self,
@@ -193,20 +230,33 @@ class ElasticsearchBackend(RestBackend):
         }
         vt = version_tuple(version)
         types = tuple(t for since, names in _INDEX_TYPES if vt >= since for t in names)
-        features = {KNN: vt >= (8, 0), HYBRID_QUERY: False, SEARCH_TEMPLATE: "lang-mustache" in modules}
+        features = {
+            KNN: vt >= (8, 0),
+            HYBRID_QUERY: False,
+            SEARCH_TEMPLATE: "lang-mustache" in modules,
+            RRF_RETRIEVER: retrievers["rrf"],
+            LINEAR_RETRIEVER: retrievers["linear"],
+        }
         missing = {
             KNN: f"Elasticsearch {version} has no dense_vector kNN search (8.0 or newer needed)",
             HYBRID_QUERY: "the `hybrid` query is OpenSearch's (neural-search plugin); Elasticsearch fuses "
             "with the rrf/linear retrievers",
             SEARCH_TEMPLATE: "the cluster has no lang-mustache module: search templates cannot run",
+            RRF_RETRIEVER: f"Elasticsearch {version} ({local.get('build_flavor', 'unknown')} build) has no "
+            "'rrf' retriever (a licensed feature, absent from the integ-test build)",
+            LINEAR_RETRIEVER: f"Elasticsearch {version} ({local.get('build_flavor', 'unknown')} build) has no "
+            "'linear' retriever (a licensed feature, absent from the integ-test build)",
         }
         notes = []
         if not analyzers["english"]:
             notes.append(
-                "no 'english' analyzer (analysis-common missing): the index falls back to standard+stop"
+                "no 'english' analyzer (analysis-common missing): the index falls back to hunspell "
+                "(or standard+stop without a hunspell dictionary)"
             )
         if not retrievers["rrf"]:
-            notes.append("engine 'rrf' retriever unavailable: hybrid fuses on the client only")
+            notes.append(
+                "no 'rrf'/'linear' retrievers: hybrid is fused on the client, and in the engine by a weighted sum"
+            )
         return Capabilities(
             version=version,
             flavour=self.product,

@@ -7,6 +7,8 @@ was being done, where, and what came back, and never carry a secret.
 
 from __future__ import annotations
 
+import time
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from indexer._exceptions import (
@@ -42,8 +44,37 @@ def error_parts(body: Any) -> tuple[str | None, str]:
     return None, "" if body is None else str(body)
 
 
-def http_failure(status: int, body: Any, *, what: str, url: str, product: str, auth: str) -> HarnessError:
-    """The exception for an HTTP error answer ``status`` to ``what``."""
+def auth_label(settings: Any) -> str:
+    """How a request authenticated, for a 401 message: the method, and the file the credentials came from."""
+    origin = f", from {settings.credentials_from}" if getattr(settings, "credentials_from", None) else ""
+    return f"{settings.redacted()['auth']}{origin}"
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date); None when absent or unreadable."""
+    if not value:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def http_failure(
+    status: int,
+    body: Any,
+    *,
+    what: str,
+    url: str,
+    product: str,
+    auth: str,
+    retry_after_s: float | None = None,
+) -> HarnessError:
+    """The exception for an HTTP error answer ``status`` to ``what`` (``retry_after_s``: the server's hint)."""
     etype, reason = error_parts(body)
     detail = f"{etype}: {reason}" if etype else reason
     if status == 401:
@@ -60,6 +91,7 @@ def http_failure(status: int, body: Any, *, what: str, url: str, product: str, a
         f"{product} at {url} answered HTTP {status} while {what}: {short(detail)}",
         status=status,
         error_type=etype,
+        retry_after=retry_after_s,
     )
 
 

@@ -18,6 +18,11 @@ Query dialect: kNN is a ``knn`` query clause (``k``, and ``method_parameters.ef_
 for Elasticsearch's ``num_candidates``); the in-engine weighted sum is a
 ``bool.should`` of the boosted lexical query and the boosted ``knn`` clause.
 
+Engine-side fusion: the neural-search plugin's ``hybrid`` query, normalised and
+combined by a ``normalization-processor`` (min-max, weighted arithmetic mean) in a
+temporary search pipeline sent with the request; only where the probe finds the
+plugin (the integ-test build has none).
+
 BM25: OpenSearch scores as Lucene's BM25Similarity, Elasticsearch as its legacy
 BM25 with the ``(k1 + 1)`` factor kept: the same document scores ``(1 + k1)``
 times higher on Elasticsearch (2.2 for k1=1.2), with the same ranking.
@@ -31,7 +36,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from opensearchpy import OpenSearch
+from opensearchpy import OpenSearch, Urllib3HttpConnection
 from opensearchpy.exceptions import (
     ConnectionError as OSConnectionError,
 )
@@ -44,13 +49,16 @@ from opensearchpy.exceptions import (
 
 from indexer._connection import ConnectionSettings
 from indexer._exceptions import ConfigError, HarnessError, NotFound, RequestFailed
-from indexer.backends._errors import http_failure, short, unreachable, untrusted
-from indexer.backends._rest import RestBackend
+from indexer.backends._errors import auth_label, http_failure, retry_after, short, unreachable, untrusted
+from indexer.backends._rest import FusionBody, RestBackend
 from indexer.backends._types import (
     HYBRID_QUERY,
     KNN,
+    LINEAR_RETRIEVER,
+    RRF_RETRIEVER,
     SEARCH_TEMPLATE,
     Capabilities,
+    FusionParams,
     KnnSpec,
     VectorSpec,
     version_tuple,
@@ -76,6 +84,39 @@ _JSON = {"accept": "application/json", "content-type": "application/json"}
 _NDJSON = {"accept": "application/json", "content-type": "application/x-ndjson"}
 
 
+_EVERY_STATUS = range(100, 600)
+_RETRY_AFTER = "r2med_retry_after"
+
+
+class _Connection(Urllib3HttpConnection):
+    """opensearch-py's urllib3 connection, keeping an error answer's ``Retry-After`` on its exception.
+
+    opensearch-py drops the headers of an error answer; the shared Retry honours a server's
+    ``Retry-After`` (a proxy or gateway in front of the cluster may send one), so it is kept here.
+    """
+
+    def perform_request(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None = None,
+        body: bytes | None = None,
+        timeout: float | None = None,
+        ignore: Any = (),
+        headers: Mapping[str, str] | None = None,
+    ) -> Any:
+        status, answer_headers, raw = super().perform_request(
+            method, url, params, body, timeout=timeout, ignore=_EVERY_STATUS, headers=headers
+        )
+        if not 200 <= status < 300 and status not in ignore:
+            try:
+                self._raise_error(status, raw, answer_headers.get("content-type"))
+            except TransportError as exc:
+                setattr(exc, _RETRY_AFTER, answer_headers.get("retry-after"))
+                raise
+        return status, answer_headers, raw
+
+
 def build_client(settings: ConnectionSettings, *, max_retries: int = 3) -> OpenSearch:
     """An OpenSearch client for ``settings`` (no request is sent yet)."""
     if settings.api_key is not None:
@@ -88,6 +129,7 @@ def build_client(settings: ConnectionSettings, *, max_retries: int = 3) -> OpenS
         "timeout": settings.request_timeout,
         "max_retries": max_retries,
         "retry_on_timeout": max_retries > 0,
+        "connection_class": _Connection,
     }
     if settings.username is not None:
         kwargs["http_auth"] = (settings.username, settings.password.reveal() if settings.password else "")
@@ -100,9 +142,30 @@ def build_client(settings: ConnectionSettings, *, max_retries: int = 3) -> OpenS
     return OpenSearch(**kwargs)
 
 
+def _hybrid_query(lexical: Mapping[str, Any], knn: KnnSpec, params: FusionParams) -> dict[str, Any]:
+    total = sum(params.weights)
+    return {
+        "query": {"hybrid": {"queries": [dict(lexical), {"knn": {knn.field: _knn(knn)}}]}},
+        "search_pipeline": {
+            "phase_results_processors": [
+                {
+                    "normalization-processor": {
+                        "normalization": {"technique": "min_max"},
+                        "combination": {
+                            "technique": "arithmetic_mean",
+                            "parameters": {"weights": [w / total for w in params.weights]},
+                        },
+                    }
+                }
+            ]
+        },
+    }
+
+
 class OpenSearchBackend(RestBackend):
     product: ClassVar[str] = "opensearch"
     display: ClassVar[str] = "OpenSearch"
+    FUSIONS: ClassVar[dict[str, FusionBody]] = {"hybrid_query": _hybrid_query}
 
     def __init__(self, settings: ConnectionSettings) -> None:
         super().__init__(settings)
@@ -159,7 +222,8 @@ class OpenSearchBackend(RestBackend):
                 what=what,
                 url=self.url,
                 product=self.display,
-                auth=str(self.settings.redacted()["auth"]),
+                auth=auth_label(self.settings),
+                retry_after_s=retry_after(getattr(exc, _RETRY_AFTER, None)),
             )
         if isinstance(exc, SerializationError):
             return RequestFailed(
@@ -201,9 +265,15 @@ class OpenSearchBackend(RestBackend):
             },
         }
 
+    def vector_dims(self, field: Mapping[str, Any]) -> int | None:
+        return int(field["dimension"]) if field.get("type") == "knn_vector" and "dimension" in field else None
+
     def knn_search(self, knn: KnnSpec) -> dict[str, Any]:
         self.probe().require(KNN)
         return {"query": {"knn": {knn.field: _knn(knn)}}}
+
+    def bm25_scale(self, k1: float) -> float:
+        return 1.0 + k1
 
     def weighted_sum(
         self,
@@ -221,7 +291,7 @@ class OpenSearchBackend(RestBackend):
         the same weights give the same sum on both engines.
         """
         self.probe().require(KNN)
-        lexical_boost = lexical_weight * (1.0 + bm25_k1) if bm25_k1 is not None else lexical_weight
+        lexical_boost = lexical_weight * self.bm25_scale(bm25_k1) if bm25_k1 is not None else lexical_weight
         return {
             "query": {
                 "bool": {
@@ -245,6 +315,8 @@ class OpenSearchBackend(RestBackend):
             HYBRID_QUERY: NEURAL_PLUGIN in plugin_names
             and self._query_ok({"hybrid": {"queries": [{"match_all": {}}]}}),
             SEARCH_TEMPLATE: "lang-mustache" in module_names,
+            RRF_RETRIEVER: False,
+            LINEAR_RETRIEVER: False,
         }
         analyzers = self._analyzers()
         return Capabilities(
@@ -298,6 +370,10 @@ def _missing(version: str, plugins: list[str]) -> dict[str, str]:
         HYBRID_QUERY: f"the cluster has no neural-search plugin ({NEURAL_PLUGIN}): the `hybrid` query arm is "
         "skipped (the in-engine weighted sum, a bool query, still runs)",
         SEARCH_TEMPLATE: "the cluster has no lang-mustache module: search templates cannot run",
+        RRF_RETRIEVER: "retrievers are Elasticsearch's: OpenSearch has no 'rrf' retriever (its engine-side "
+        "fusion is the neural-search `hybrid` query)",
+        LINEAR_RETRIEVER: "retrievers are Elasticsearch's: OpenSearch has no 'linear' retriever (its engine-side "
+        "fusion is the neural-search `hybrid` query)",
     }
 
 

@@ -13,18 +13,20 @@ import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 from urllib.parse import quote
 
 from indexer._connection import ConnectionSettings
-from indexer._exceptions import MappingConflictError, NotFound, RequestFailed
+from indexer._exceptions import CapabilityMissing, ConfigError, MappingConflictError, NotFound, RequestFailed
 from indexer.backends._errors import error_parts
 from indexer.backends._types import (
+    FUSION_KINDS,
     BulkItem,
     BulkResult,
     Capabilities,
     ClusterHealth,
     EngineInfo,
+    FusionParams,
     Hit,
     IndexMapping,
     IndexStats,
@@ -79,11 +81,19 @@ def _params(**values: Any) -> dict[str, str]:
     return out
 
 
+class FusionBody(Protocol):
+    """Builds the search body of one engine-side fusion kind."""
+
+    def __call__(self, lexical: Mapping[str, Any], knn: KnnSpec, params: FusionParams) -> dict[str, Any]: ...
+
+
 class RestBackend(ABC):
     """Shared REST logic; subclasses are the Elasticsearch and OpenSearch backends."""
 
     product: ClassVar[str]
     display: ClassVar[str]
+    #: engine-side fusion kind -> its body builder (each backend registers the kinds its engine has)
+    FUSIONS: ClassVar[dict[str, FusionBody]] = {}
 
     def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
@@ -131,7 +141,26 @@ class RestBackend(ABC):
     ) -> dict[str, Any]: ...
 
     @abstractmethod
+    def vector_dims(self, field: Mapping[str, Any]) -> int | None: ...
+
+    @abstractmethod
+    def bm25_scale(self, k1: float) -> float: ...
+
+    @abstractmethod
     def _probe(self) -> Capabilities: ...
+
+    def fusion_search(
+        self, kind: str, lexical: Mapping[str, Any], knn: KnnSpec, params: FusionParams
+    ) -> dict[str, Any]:
+        if kind not in FUSION_KINDS:
+            raise ConfigError(
+                f"unknown engine-side fusion {kind!r}: expected one of {', '.join(FUSION_KINDS)}"
+            )
+        self.probe().require(FUSION_KINDS[kind])
+        build = self.FUSIONS.get(kind)
+        if build is None:  # the probe said yes, but this backend cannot write it
+            raise CapabilityMissing(f"the {self.display} backend has no {kind!r} fusion")
+        return build(lexical, knn, params)
 
     def _index_settings(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         """Settings for a new index in this engine's dialect (OpenSearch turns k-NN on)."""
@@ -228,8 +257,12 @@ class RestBackend(ABC):
             raise RequestFailed(f"expected {name} to name one index, found {len(body)}: {sorted(body)}")
         index, data = next(iter(body.items()))
         mappings = data.get("mappings", {})
+        dynamic = mappings.get("dynamic")
         return IndexMapping(
-            index=index, properties=mappings.get("properties", {}), meta=mappings.get("_meta", {})
+            index=index,
+            properties=mappings.get("properties", {}),
+            meta=mappings.get("_meta", {}),
+            dynamic=None if dynamic is None else str(dynamic).lower(),
         )
 
     def put_mapping(
@@ -255,6 +288,13 @@ class RestBackend(ABC):
         self._call(
             "PUT", f"/{_p(name)}/_settings", what=f"updating the settings of {name}", body=dict(settings)
         )
+
+    def get_settings(self, name: str) -> dict[str, Any]:
+        body = self._call("GET", f"/{_p(name)}/_settings", what=f"reading the settings of {name}")
+        if len(body) != 1:
+            raise RequestFailed(f"expected {name} to name one index, found {len(body)}: {sorted(body)}")
+        settings: dict[str, Any] = next(iter(body.values())).get("settings", {})
+        return settings
 
     def refresh(self, name: str) -> None:
         self._call("POST", f"/{_p(name)}/_refresh", what=f"refreshing {name}")

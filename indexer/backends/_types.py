@@ -12,7 +12,16 @@ from indexer._exceptions import CapabilityMissing, ConfigError
 KNN = "knn"  # vector fields and kNN search
 HYBRID_QUERY = "hybrid_query"  # OpenSearch neural-search `hybrid` query (normalization in a search pipeline)
 SEARCH_TEMPLATE = "search_template"  # mustache search templates
-FEATURES: tuple[str, ...] = (KNN, HYBRID_QUERY, SEARCH_TEMPLATE)
+RRF_RETRIEVER = "rrf_retriever"  # Elasticsearch's `rrf` retriever (engine-side reciprocal rank fusion)
+LINEAR_RETRIEVER = "linear_retriever"  # Elasticsearch's `linear` retriever (engine-side normalised sum)
+FEATURES: tuple[str, ...] = (KNN, HYBRID_QUERY, SEARCH_TEMPLATE, RRF_RETRIEVER, LINEAR_RETRIEVER)
+
+#: engine-side fusion kinds a backend may build (``Backend.fusion_search``), and the feature each needs
+FUSION_KINDS: dict[str, str] = {
+    "rrf": RRF_RETRIEVER,
+    "linear": LINEAR_RETRIEVER,
+    "hybrid_query": HYBRID_QUERY,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +141,7 @@ class IndexMapping:
     index: str  # the physical index (an alias resolves to it)
     properties: dict[str, Any]
     meta: dict[str, Any]
+    dynamic: str | None = None  # "strict", "true", "false" (as the engine reports it), None when unset
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +174,23 @@ class VectorSpec:
             raise ConfigError(f"expected vector dimensions between 1 and 4096, found {self.dims}")
         if self.similarity not in SIMILARITIES:
             raise ConfigError(f"expected a similarity in {list(SIMILARITIES)}, found {self.similarity!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class FusionParams:
+    """Parameters of an engine-side fusion of one lexical query and one kNN search."""
+
+    window: int  # results each side contributes (rank_window_size)
+    weights: tuple[float, float] = (1.0, 1.0)  # lexical, vector
+    rank_constant: int = 60  # rrf
+
+    def __post_init__(self) -> None:
+        if self.window < 1 or self.rank_constant < 1:
+            raise ConfigError(
+                f"expected a positive window and rank constant, found {self.window} and {self.rank_constant}"
+            )
+        if any(w < 0 for w in self.weights) or not any(w > 0 for w in self.weights):
+            raise ConfigError(f"expected weights >= 0, not all 0, found {self.weights}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,9 @@ FLAVOUR = EngineFlavour(
     cache_folder="opensearch",
     plugin_tool="opensearch-plugin",
     plugins=(KNN,),
+    # OpenSearch keeps Lucene's limit of 1,024 clauses per boolean query (Elasticsearch 9 sizes it from the
+    # heap, in the tens of thousands): a HyDE-style expansion of a few thousand distinct words fails on it
+    settings={"indices.query.bool.max_clause_count": 16384},
     notes=(
         "this build's k-NN plugin has no native libraries: vector fields use engine lucene "
         "(faiss and nmslib are refused)",

@@ -6,6 +6,7 @@ file is validated by Compose, resolved, and checked for the same conventions as 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -152,3 +153,14 @@ def test_setup_scripts_are_valid_bash_and_replace_the_demo_users() -> None:
     assert top_level == ["_meta", "admin", "kibanaserver"]
     ignore = (REPO / "docker" / "opensearch" / "credentials" / ".gitignore").read_text().split()
     assert "*" in ignore and "!.gitignore" in ignore  # generated passwords are never committed
+
+
+def test_ci_validates_the_compose_files() -> None:
+    """CI (``.ci/run`` sets R2MED_CI=1) must run the Compose validations above, never skip them: the
+    Debian docker-compose is one of the packages scripts/setup installs."""
+    packages = (REPO / "scripts" / "apt-packages.txt").read_text().split()
+    assert "docker-compose" in packages
+    ci_script = (REPO / ".ci" / "run").read_text()
+    assert "R2MED_CI=1" in ci_script
+    if os.environ.get("R2MED_CI"):
+        assert COMPOSE is not None, "CI runs without docker-compose: the compose files would go unvalidated"

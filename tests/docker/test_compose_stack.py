@@ -81,7 +81,7 @@ def _clean_env() -> dict[str, str]:
 def _wait_healthy(stack: Stack, timeout_s: float = 300) -> None:
     def healthy() -> bool:
         try:
-            connect(stack.settings(), wait_for_status="yellow", timeout_s=1)
+            connect(stack.settings(), wait_for_status="yellow", timeout_s=1).close()
         except ConnectionFailed:
             return False
         return True

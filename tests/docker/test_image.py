@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 from elasticsearch import Elasticsearch
 
-from indexer import ConnectionFailed, ConnectionSettings, Secret, connect, probe
+from indexer import ConnectionFailed, ConnectionSettings, Secret, connect
 from tests._docker import removed_afterwards, wait_for
+from tests._support import raw_es_client
 from tests.reliability._nodes import free_port
 
 NAME = "r2med-pytest-image"
@@ -67,9 +68,10 @@ def node(
             container.reload()
             assert container.status == "running", container.logs(tail=40).decode(errors="replace")
             try:
-                return connect(settings, wait_for_status="yellow", timeout_s=1)
+                connect(settings, wait_for_status="yellow", timeout_s=1).close()
             except ConnectionFailed:
                 return None
+            return raw_es_client(settings)  # the image's own settings are read behind the product's back
 
         client = wait_for("the container to be healthy", healthy, timeout_s=240)
         yield {
@@ -112,7 +114,9 @@ def test_runs_as_uid_1000_gid_0_with_curl_and_hunspell(node: dict[str, Any]) -> 
     assert java and all(p[1:3] == ["1000", "0"] for p in java), processes
     code, out = container.exec_run(["curl", "--version"])
     assert code == 0 and out.decode().startswith("curl ")
-    caps = probe(node["client"])
+    backend = connect(node["settings"])
+    caps = backend.probe()
+    backend.close()
     assert caps.analyzers["hunspell_en_US"], "the stripped build needs the hunspell dictionary in the image"
 
 

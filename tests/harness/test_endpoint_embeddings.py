@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from elasticsearch import Elasticsearch
 
 from harness.cli import main
+from indexer import Backend
 from tests._openai_server import OpenAIServer
 from tests._support import scifact_subset
 
@@ -39,22 +39,21 @@ def test_index_and_run_through_the_endpoint(
     subset: Path,
     tmp_path: Path,
     es_url: str,
-    es_client: Elasticsearch,
+    es_backend: Backend,
     monkeypatch: pytest.MonkeyPatch,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("R2MED_HARNESS_CACHE", str(tmp_path / "cache"))  # a fresh embedding cache
-    for name in es_client.indices.get(index="r2med-llm-endpoint-embed*", expand_wildcards="all").body:
-        es_client.indices.delete(index=name)  # a kept node may hold this index from an earlier session
+    for stats in es_backend.list_indices("r2med-llm-endpoint-embed*"):
+        es_backend.delete_index(stats.name)  # a kept node may hold this index from an earlier session
     endpoint = ["--base-url", server.url, "--url", es_url, "--no-progress"]
     assert main(["index", "--dataset", str(subset), "--model", MODEL, *endpoint]) == 0
     indexed = " ".join(capfd.readouterr().out.split())
     assert server.state.texts_embedded == N_DOCS + 1, "every document once, plus the dimension probe"
     assert f"model calls {-(-N_DOCS // 32)}" in indexed
-    mapping = es_client.indices.get_mapping(index="r2med-llm-endpoint-embed")
-    (body,) = mapping.body.values()
-    assert body["mappings"]["properties"]["vec_openai_minilm_endpoint"]["dims"] == 384
-    meta = body["mappings"]["_meta"]["models"]["vec_openai_minilm_endpoint"]
+    mapping = es_backend.get_mapping("r2med-llm-endpoint-embed")
+    assert mapping.properties["vec_openai_minilm_endpoint"]["dims"] == 384
+    meta = mapping.meta["models"]["vec_openai_minilm_endpoint"]
     assert (meta["model_id"], meta["revision"], meta["dims"]) == (MODEL, "endpoint", 384)
 
     run = ["run", "vector", "--dataset", str(subset), "--model", MODEL, "--records", "jsonl", *endpoint]

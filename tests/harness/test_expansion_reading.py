@@ -14,10 +14,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from elasticsearch import Elasticsearch
 
 from harness._expansion import EXPANSIONS, select_expansion
 from harness.cli import main
+from indexer import Backend
 from indexer.data import load_dataset
 from tests._support import R2MED_DEMO
 
@@ -105,7 +105,7 @@ def test_a_trace_without_an_answer_falls_back_to_the_query(shaped: Path, tmp_pat
 
 
 def test_run_never_searches_with_the_trace_and_reports_it(
-    shaped: Path, tmp_path: Path, es_url: str, es_client: Elasticsearch
+    shaped: Path, tmp_path: Path, es_url: str, es_backend: Backend
 ) -> None:
     out = tmp_path / "run"
     argv = ["run", "lexical", "--dataset", str(shaped), "--expansion", "hyde:r1-qwen-32b", "--url", es_url]
@@ -115,10 +115,10 @@ def test_run_never_searches_with_the_trace_and_reports_it(
 
     # control: the raw text (trace included) does retrieve the trap, so the check above can fail
     raw = json.loads((shaped / "hyde" / "r1-qwen-32b" / "query_with_hydoc.jsonl").read_text().splitlines()[0])
-    hits = es_client.search(
-        index="r2med-llm-reasoning-demo", query={"match": {"title_text": raw["hy_doc"]}}, size=10
-    )["hits"]["hits"]
-    assert "trap/trap_0.txt" in [h["_id"] for h in hits]
+    hits = es_backend.search(
+        "r2med-llm-reasoning-demo", {"query": {"match": {"title_text": raw["hy_doc"]}}, "size": 10}
+    ).hits
+    assert "trap/trap_0.txt" in [h.id for h in hits]
 
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     expanded = [r for r in records if r["arm"] == "lexical+hyde"]

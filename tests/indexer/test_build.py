@@ -1,4 +1,8 @@
-"""Index building against the real engine: mapping, verification, resume, second model, conflicts."""
+"""Index building against both real engines: mapping, verification, resume, second model, conflicts.
+
+Every test runs on Elasticsearch and on OpenSearch (the ``backend`` fixture); the embedding
+cache is shared by the module, so the corpus is embedded once for both engines.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from elasticsearch import Elasticsearch
 
-from indexer import MappingConflictError, VerificationError, probe
+from indexer import Backend, ConfigError, MappingConflictError, VerificationError
 from indexer._build import IndexOptions, build_index, resolve_alias, verify
-from indexer._layout import alias_for, choose_analysis
+from indexer._layout import VectorOptions, alias_for, choose_analysis, index_name
+from indexer.backends._rest import ndjson
 from indexer.data import Dataset, Document, load_dataset
 from indexer.embed import (
     CachedEmbedder,
@@ -38,49 +42,54 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> EmbeddingCache:
     return EmbeddingCache(tmp_path_factory.mktemp("embcache"))
 
 
-def _drop(client: Elasticsearch, pattern: str) -> None:
+def _drop(backend: Backend, pattern: str) -> None:
     # by name: clusters may refuse wildcard deletes (action.destructive_requires_name)
-    for name in client.indices.get(index=pattern, allow_no_indices=True, ignore_unavailable=True).body:
-        client.indices.delete(index=name)
+    for stats in backend.list_indices(pattern):
+        backend.delete_index(stats.name)
 
 
 @pytest.fixture()
-def clean(es_client: Elasticsearch, subset: Dataset) -> Iterator[None]:
-    _drop(es_client, f"{alias_for(subset.name)}*")
-    yield
-    _drop(es_client, f"{alias_for(subset.name)}*")
+def clean(backend: Backend, subset: Dataset) -> Iterator[Backend]:
+    _drop(backend, f"{alias_for(subset.name)}*")
+    yield backend
+    _drop(backend, f"{alias_for(subset.name)}*")
 
 
 def minilm(cache: EmbeddingCache) -> CachedEmbedder:
     return CachedEmbedder(Encoder(resolve_model("minilm")), cache)
 
 
-def test_build_mapping_verify_and_rerun(
-    es_client: Elasticsearch, subset: Dataset, cache: EmbeddingCache, clean: None
-) -> None:
+def test_build_mapping_verify_and_rerun(clean: Backend, subset: Dataset, cache: EmbeddingCache) -> None:
+    backend = clean
     emb = minilm(cache)
-    first = build_index(es_client, subset, [emb], OPTS)
+    first = build_index(backend, subset, [emb], OPTS)
     assert first.created and first.published and first.indexed == 300
-    index, meta = resolve_alias(es_client, subset.name) or ("", {})
+    index, meta = resolve_alias(backend, subset.name) or ("", {})
     assert index == first.index
-    mapping = es_client.indices.get_mapping(index=index)[index]["mappings"]
-    props = mapping["properties"]
+    props = backend.get_mapping(index).properties
     field = emb.spec.field_name
-    assert props[field]["type"] == "dense_vector" and props[field]["dims"] == 384
-    assert props[field]["similarity"] == "dot_product"
-    assert props[field]["index_options"]["type"] == "hnsw"
+    if backend.product == "elasticsearch":
+        assert props[field]["type"] == "dense_vector" and props[field]["dims"] == 384
+        assert props[field]["similarity"] == "dot_product"
+        assert props[field]["index_options"]["type"] == "hnsw"
+    else:  # the OpenSearch dialect: knn_vector on the Lucene engine, cosine space (unit vectors)
+        assert props[field]["type"] == "knn_vector" and props[field]["dimension"] == 384
+        assert props[field]["method"]["engine"] == "lucene"
+        assert props[field]["method"]["space_type"] == "cosinesimil"
+    assert backend.vector_dims(props[field]) == 384
     assert {"id", "title", "text", "title_text"} <= set(props)
     assert props["text"]["fields"]["r2med"]["similarity"] == "bm25_r2med"
-    settings = es_client.indices.get_settings(index=index)[index]["settings"]["index"]
+    settings = backend.get_settings(index)["index"]
     assert settings["similarity"]["bm25_r2med"] == {"type": "BM25", "k1": "0.9", "b": "0.4"}
     assert settings["refresh_interval"] == "1s", "loading-time settings must be restored"
-    assert meta["analysis"] == choose_analysis(probe(es_client))
+    assert meta["analysis"] == first.analysis == choose_analysis(backend.probe())
+    assert meta["engine"]["product"] == backend.product
     assert meta["fingerprint"]["corpus"] == subset.fingerprint.corpus
     assert meta["status"] == "published"
-    assert es_client.count(index=alias_for(subset.name))["count"] == 300
+    assert backend.count(alias_for(subset.name)) == 300
 
     again = CachedEmbedder(Encoder(resolve_model("minilm")), cache)
-    second = build_index(es_client, subset, [again], OPTS)
+    second = build_index(backend, subset, [again], OPTS)
     assert not second.created and second.indexed == 0 and second.updated == 0 and second.skipped == 300
     assert again.stats.model_calls == 0 and again.encoder.loaded is False
 
@@ -99,55 +108,53 @@ def _crashing(ds: Dataset, after: int) -> Dataset:
     return dataclasses.replace(ds, _corpus=corpus)
 
 
-def test_resume_after_interrupted_load(
-    es_client: Elasticsearch, subset: Dataset, cache: EmbeddingCache, clean: None
-) -> None:
+def test_resume_after_interrupted_load(clean: Backend, subset: Dataset, cache: EmbeddingCache) -> None:
+    backend = clean
     # windows of 100 documents: a crash at document 150 leaves the first window loaded
     small = _crashing(subset, 150)
     with pytest.raises(Boom):
-        build_index(es_client, small, [minilm(cache)], dataclasses.replace(OPTS, window=100))
-    assert resolve_alias(es_client, subset.name) is None, "a partial index must never be published"
-    resumed = build_index(es_client, subset, [minilm(cache)], OPTS)
+        build_index(backend, small, [minilm(cache)], dataclasses.replace(OPTS, window=100))
+    assert resolve_alias(backend, subset.name) is None, "a partial index must never be published"
+    resumed = build_index(backend, subset, [minilm(cache)], OPTS)
     assert resumed.published
     assert 0 < resumed.skipped <= 100, "documents loaded before the crash are not sent again"
     assert resumed.indexed + resumed.skipped == 300
-    assert es_client.count(index=resumed.index)["count"] == 300
+    assert backend.count(resumed.index) == 300
 
 
 def test_second_model_adds_only_vectors(
-    es_client: Elasticsearch, subset: Dataset, cache: EmbeddingCache, clean: None, tmp_path: Path
+    clean: Backend, subset: Dataset, cache: EmbeddingCache, tmp_path: Path
 ) -> None:
-    first = build_index(es_client, subset, [minilm(cache)], OPTS)
+    backend = clean
+    first = build_index(backend, subset, [minilm(cache)], OPTS)
     copy = tmp_path / "minilm-copy"
     shutil.copytree(bundled_model_path(), copy)
     other = CachedEmbedder(Encoder(resolve_model(str(copy))), cache)
     assert other.spec.field_name != minilm(cache).spec.field_name
-    second = build_index(es_client, subset, [other], OPTS)
+    second = build_index(backend, subset, [other], OPTS)
     assert second.index == first.index, "adding a model must not rebuild the index"
     assert second.indexed == 0 and second.updated == 300
-    meta = resolve_alias(es_client, subset.name)
+    meta = resolve_alias(backend, subset.name)
     assert meta is not None and set(meta[1]["models"]) == {
         minilm(cache).spec.field_name,
         other.spec.field_name,
     }
-    assert (
-        es_client.count(index=first.index, query={"exists": {"field": other.spec.field_name}})["count"] == 300
-    )
+    assert backend.count(first.index, {"exists": {"field": other.spec.field_name}}) == 300
 
 
-def test_publish_rejected_when_count_short(es_client: Elasticsearch, subset: Dataset, clean: None) -> None:
-    built = build_index(es_client, subset, [], OPTS)
+def test_publish_rejected_when_count_short(clean: Backend, subset: Dataset) -> None:
+    backend = clean
+    built = build_index(backend, subset, [], OPTS)
     some_id = next(subset.iter_corpus()).id
-    es_client.delete(index=built.index, id=some_id, refresh=True)
+    assert not backend.bulk(ndjson([{"delete": {"_index": built.index, "_id": some_id}}])).failed
     with pytest.raises(VerificationError, match=r"document count 299 != corpus size 300"):
-        verify(es_client, built.index, subset, [])
+        verify(backend, built.index, subset, [])
 
 
-def test_dimension_conflict_is_clear(
-    es_client: Elasticsearch, subset: Dataset, cache: EmbeddingCache, clean: None
-) -> None:
+def test_dimension_conflict_is_clear(clean: Backend, subset: Dataset, cache: EmbeddingCache) -> None:
+    backend = clean
     good = minilm(cache)
-    build_index(es_client, subset, [good], OPTS)
+    build_index(backend, subset, [good], OPTS)
     wrong = ModelSpec(
         model_id="example/other-768",
         path_or_name="unused",
@@ -158,18 +165,81 @@ def test_dimension_conflict_is_clear(
     with pytest.raises(
         MappingConflictError, match=r"holds 384-dimensional vectors, but model example/other-768 produces 768"
     ):
-        build_index(es_client, subset, [CachedEmbedder(Encoder(wrong), cache)], OPTS)
+        build_index(backend, subset, [CachedEmbedder(Encoder(wrong), cache)], OPTS)
 
 
-def test_changed_corpus_gets_a_new_index(
-    es_client: Elasticsearch, tmp_path: Path, clean: None, subset: Dataset
-) -> None:
+def test_changed_corpus_gets_a_new_index(clean: Backend, tmp_path: Path, subset: Dataset) -> None:
+    backend = clean
     folder = scifact_subset(tmp_path / "build-subset", n_docs=300)
-    first = build_index(es_client, load_dataset(str(folder)), [], OPTS)
+    first = build_index(backend, load_dataset(str(folder)), [], OPTS)
     with (folder / "corpus.jsonl").open("a", encoding="utf-8") as fh:
         fh.write('{"_id": "new-doc", "title": "t", "text": "a brand new abstract"}\n')
     changed = load_dataset(str(folder))
-    second = build_index(es_client, changed, [], OPTS)
+    second = build_index(backend, changed, [], OPTS)
     assert second.index != first.index
-    assert es_client.count(index=first.index)["count"] == 300
-    assert es_client.count(index=alias_for(changed.name))["count"] == 301
+    assert backend.count(first.index) == 300
+    assert backend.count(alias_for(changed.name)) == 301
+
+
+def test_a_field_of_another_type_is_a_named_conflict_and_nothing_is_published(
+    clean: Backend, subset: Dataset, cache: EmbeddingCache
+) -> None:
+    """The physical index exists (another tool, an older layout) with the model's field name taken by a
+    keyword field: the conflict names the field and both types; no vector, no alias, no document."""
+    backend = clean
+    emb = minilm(cache)
+    analysis = choose_analysis(backend.probe())
+    name = index_name(subset.name, subset.fingerprint.corpus, analysis)
+    meta = {"harness": "r2med-harness", "fingerprint": {"corpus": subset.fingerprint.corpus}, "models": {}}
+    backend.create_index(
+        name,
+        settings={},
+        mappings={
+            "_meta": meta,
+            "properties": {"id": {"type": "keyword"}, emb.spec.field_name: {"type": "keyword"}},
+        },
+    )
+    with pytest.raises(MappingConflictError) as err:
+        build_index(backend, subset, [emb], OPTS)
+    message = str(err.value)
+    assert f"mapping conflict on index {name}, field {emb.spec.field_name}" in message
+    assert "'keyword'" in message and f"not as a {backend.product} vector field" in message
+    assert resolve_alias(backend, subset.name) is None and backend.count(name) == 0
+    assert backend.get_mapping(name).properties[emb.spec.field_name] == {"type": "keyword"}
+
+
+def test_analysis_chain_by_name_is_its_own_index(clean: Backend, subset: Dataset) -> None:
+    """--analysis picks the chain on either engine; each chain is its own physical index (layout hash)."""
+    backend = clean
+    built = {
+        chain: build_index(backend, subset, [], dataclasses.replace(OPTS, analysis=chain))
+        for chain in ("standard", "hunspell")
+    }
+    assert built["standard"].index != built["hunspell"].index
+    for chain, summary in built.items():
+        assert summary.analysis == chain and backend.get_mapping(summary.index).meta["analysis"] == chain
+    assert resolve_alias(backend, subset.name) == (
+        built["hunspell"].index,
+        backend.get_mapping(built["hunspell"].index).meta,
+    ), "the alias follows the last build"
+    with pytest.raises(
+        ConfigError, match=r"expected --analysis in \['english', 'hunspell', 'standard'\], found 'klingon'"
+    ):
+        IndexOptions(analysis="klingon")
+
+
+def test_knn_engine_choice_follows_the_dialect(
+    clean: Backend, subset: Dataset, cache: EmbeddingCache
+) -> None:
+    """faiss and nmslib are refused with the reason on OpenSearch; Elasticsearch takes no engine at all.
+    Nothing is created either way."""
+    backend = clean
+    faiss = dataclasses.replace(OPTS, vector=VectorOptions(engine="faiss"))
+    expected = (
+        r"faiss engine needs the k-NN plugin's native libraries"
+        if backend.product == "opensearch"
+        else (r"Elasticsearch has no k-NN engine choice")
+    )
+    with pytest.raises(ConfigError, match=expected):
+        build_index(backend, subset, [minilm(cache)], faiss)
+    assert backend.list_indices(f"{alias_for(subset.name)}*") == []

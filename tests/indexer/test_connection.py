@@ -3,10 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from elasticsearch import Elasticsearch
 
-from indexer import ConnectionSettings, Secret, connect
-from indexer._exceptions import ConfigError, ConnectionFailed
+from indexer import Backend, ConnectionSettings, EngineUnavailable, Secret, connect
+from indexer._exceptions import ConfigError
 
 
 def test_precedence_flags_over_env_over_file(tmp_path: Path) -> None:
@@ -37,7 +36,7 @@ def test_secrets_never_print() -> None:
     [
         (
             {"url": "localhost:9200"},
-            r"expected an Elasticsearch URL like http://host:9200, found 'localhost:9200'",
+            r"expected an Elasticsearch or OpenSearch URL like http://host:9200, found 'localhost:9200'",
         ),
         ({"url": "http://u:p@h:9200"}, r"credentials inside the URL are not accepted"),
         ({"password": "x"}, r"password was given without a username"),
@@ -55,11 +54,18 @@ def test_bad_settings_are_clear(flags: dict[str, str], message: str) -> None:
 
 
 def test_unreachable_url_is_clear() -> None:
-    with pytest.raises(ConnectionFailed, match=r"cannot reach Elasticsearch at http://127.0.0.1:9") as info:
+    with pytest.raises(
+        EngineUnavailable, match=r"cannot reach a search engine at http://127.0.0.1:9\b"
+    ) as info:
         connect(ConnectionSettings(url="http://127.0.0.1:9", request_timeout=2), timeout_s=1)
     assert "harness engine start" in str(info.value)
 
 
-def test_connect_to_real_node(es_client: Elasticsearch, es_url: str) -> None:
-    client = connect(ConnectionSettings(url=es_url))
-    assert client.cluster.health()["status"] in {"green", "yellow"}
+def test_connect_chooses_the_backend_the_cluster_names(backend: Backend, engine_url: str) -> None:
+    """No flag names the engine: the same call returns the backend of whichever engine answers."""
+    opened = connect(ConnectionSettings(url=engine_url))
+    try:
+        assert opened.product == backend.product
+        assert opened.health().status in {"green", "yellow"}
+    finally:
+        opened.close()

@@ -63,14 +63,15 @@ def test_start_status_logs_stop_start(
     conn = node.connection()
     assert conn.username == "elastic" and conn.credentials_from == node.connection_file
     assert stat.S_IMODE(node.connection_file.stat().st_mode) == 0o600
-    client = connect(conn)
+    backend = connect(conn)
     with pytest.raises(ConnectionFailed, match=r"HTTP 401"):
         connect(ConnectionSettings(url=conn.url), wait_for_status=None)  # security is on
     container = node.container()
     assert container is not None
     bindings = container.attrs["HostConfig"]["PortBindings"]
     assert bindings == {"9200/tcp": [{"HostIp": "127.0.0.1", "HostPort": str(port)}]}
-    client.indices.create(index=INDEX)
+    backend.create_index(INDEX, settings={}, mappings={})
+    backend.close()
 
     assert main(argv) == 0
     assert "already running" in capsys.readouterr().out
@@ -98,7 +99,9 @@ def test_start_status_logs_stop_start(
     again = node.connection()
     assert again.password is not None and again.password.reveal() == password
     assert node.container().id != container.id  # type: ignore[union-attr]
-    assert connect(again).indices.exists(index=INDEX)
+    backend = connect(again)
+    assert backend.index_exists(INDEX)
+    backend.close()
 
 
 def test_port_taken_image_missing_name_taken(name: str, es_image: str, docker_client: Any) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from indexer import ConnectionSettings, ManagedNode, connect, find_java, probe
+from indexer import ConnectionSettings, ManagedNode, connect, find_java
 from indexer._engine import find_distribution
 from indexer._exceptions import DistributionNotFoundError, JavaNotFoundError, NodeDiedError, PortInUseError
 from indexer._paths import is_root
@@ -93,7 +93,7 @@ def test_start_status_stop_idempotent(capsys: pytest.CaptureFixture[str]) -> Non
         assert main(["engine", "status", "--name", "pytest-cli"]) == 0
         out = capsys.readouterr().out
         assert "version 9." in out and "health green" in out and "retrievers: rrf=" in out
-        caps = probe(connect(ConnectionSettings(url=f"http://127.0.0.1:{port}")))
+        caps = connect(ConnectionSettings(url=f"http://127.0.0.1:{port}")).probe()
         assert caps.version.startswith("9.")
         if is_root():
             owner = pwd.getpwuid(os.stat(f"/proc/{first_pid}").st_uid).pw_name

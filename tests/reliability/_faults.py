@@ -27,8 +27,8 @@ import pytest
 from elasticsearch import Elasticsearch, NotFoundError
 from elasticsearch.exceptions import GeneralAvailabilityWarning
 
-from indexer import ConnectionSettings, ManagedNode
-from tests._support import REPO, test_engine_config
+from indexer import ManagedNode
+from tests._support import REPO, raw_es_client, test_engine_config
 from tests.reliability._nodes import HEAP, free_port, fresh_node
 
 #: a write pool this small rejects concurrent bulk requests with 429 (accepted by 9.5.4: size <= cores + 1)
@@ -66,7 +66,7 @@ def ensure_running(node: ManagedNode) -> float:
 
 def client_for(url: str) -> Elasticsearch:
     """A client that fails fast: polling loops must stay bounded while the node is down."""
-    return ConnectionSettings(url=url).client(request_timeout=10, max_retries=0, retry_on_timeout=False)
+    return raw_es_client(url, request_timeout=10, max_retries=0, retry_on_timeout=False)  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -192,7 +192,8 @@ def corpus_ids(folder: Path) -> list[str]:
 
 
 _SUMMARY = re.compile(
-    r"(?P<work>built|unchanged|resumed/extended) (?P<index>\S+) → alias (?P<alias>\S+); (?P<docs>[\d,]+) docs "
+    r"(?P<work>built|unchanged|resumed/extended) (?P<index>\S+) → alias (?P<alias>\S+) \((?P<analysis>\w+) analysis\); "
+    r"(?P<docs>[\d,]+) docs "
     r".*?indexed (?P<indexed>[\d,]+), vectors added (?P<updated>[\d,]+), already there (?P<skipped>[\d,]+);"
     r".*?bulk retries (?P<retries>\d+)"
 )

@@ -6,10 +6,10 @@ import shutil
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-
-from elasticsearch import Elasticsearch
+from typing import Any
 
 from indexer import ConnectionSettings, ManagedNode, Secret
+from tests._support import raw_es_client
 
 HEAP = "512m"
 
@@ -49,5 +49,6 @@ class SecuredNode:
         kwargs.update(overrides)
         return ConnectionSettings(**kwargs)  # type: ignore[arg-type]
 
-    def client(self) -> Elasticsearch:
-        return self.settings().client()
+    def client(self) -> Any:
+        """An elasticsearch-py client with these credentials (tests inspect the node behind the product's back)."""
+        return raw_es_client(self.settings())

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from elasticsearch import Elasticsearch
 
 from harness.cli import main as harness_main
+from indexer import Backend, VectorSpec
 from tests._support import scifact_subset
 from tests.reliability._faults import one_summary
 from tests.reliability._nodes import free_port
@@ -43,19 +43,18 @@ class Ctx:
         return folder
 
 
-def _aliases(client: Elasticsearch) -> dict[str, list[str]]:
+def _aliases(backend: Backend) -> dict[str, list[str]]:
     """alias -> the indices behind it (indices without an alias are not published)."""
-    found = client.indices.get_alias(index=f"r2med-{PREFIX}*", allow_no_indices=True).body
     out: dict[str, list[str]] = {}
-    for index, info in found.items():
-        for alias in info.get("aliases", {}):
-            out.setdefault(alias, []).append(index)
+    for stats in backend.list_indices(f"r2med-{PREFIX}*"):
+        for alias in stats.aliases:
+            out.setdefault(alias, []).append(stats.name)
     return {alias: sorted(indices) for alias, indices in out.items()}
 
 
-def _drop_all(client: Elasticsearch) -> None:
-    for name in client.indices.get(index=f"r2med-{PREFIX}*", allow_no_indices=True).body:
-        client.indices.delete(index=name)
+def _drop_all(backend: Backend) -> None:
+    for stats in backend.list_indices(f"r2med-{PREFIX}*"):
+        backend.delete_index(stats.name)
 
 
 def _index(folder: Path, url: str, *extra: str) -> list[str]:
@@ -67,9 +66,9 @@ def _run(folder: Path, url: str, *extra: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def ctx(es_client: Elasticsearch, es_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ctx]:
+def ctx(es_backend: Backend, es_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ctx]:
     root = tmp_path_factory.mktemp("bad-input")
-    _drop_all(es_client)
+    _drop_all(es_backend)
     good = scifact_subset(root / f"{PREFIX}good", n_docs=60, n_test=5, n_train=5)
     other = scifact_subset(root / f"{PREFIX}other", n_docs=60, n_test=8, n_train=5)
     dims = scifact_subset(root / f"{PREFIX}dims", n_docs=40, n_test=3, n_train=3)
@@ -80,18 +79,16 @@ def ctx(es_client: Elasticsearch, es_url: str, tmp_path_factory: pytest.TempPath
     assert harness_main(_run(good, es_url, "--output", str(run_good))) == 0
     assert harness_main(_run(other, es_url, "--output", str(run_other))) == 0
     # an existing vector field under MiniLM's field name, but 768-dimensional (another model's vectors)
-    (dims_index,) = es_client.indices.get_alias(name=f"r2med-{PREFIX}dims").body
-    es_client.indices.put_mapping(
-        index=dims_index,
-        properties={"vec_all_minilm_l6_v2": {"type": "dense_vector", "dims": 768, "similarity": "cosine"}},
-    )
+    (dims_index,) = es_backend.alias_targets(f"r2med-{PREFIX}dims")
+    other = es_backend.vector_mapping(VectorSpec(dims=768, similarity="cosine"))
+    es_backend.put_mapping(dims_index, properties={"vec_all_minilm_l6_v2": other})
     # an index whose recorded fingerprint is not the data's
-    (fp_index,) = es_client.indices.get_alias(name=f"r2med-{PREFIX}tampered").body
-    meta = es_client.indices.get_mapping(index=fp_index)[fp_index]["mappings"]["_meta"]
+    (fp_index,) = es_backend.alias_targets(f"r2med-{PREFIX}tampered")
+    meta = es_backend.get_mapping(fp_index).meta
     meta["fingerprint"]["corpus"] = "0" * 64
-    es_client.indices.put_mapping(index=fp_index, meta=meta)
+    es_backend.put_mapping(fp_index, meta=meta)
     yield Ctx(root, es_url, good, run_good, run_other, dims, tampered)
-    _drop_all(es_client)
+    _drop_all(es_backend)
 
 
 # ------------------------------------------------------------------------------------- data edits
@@ -220,6 +217,21 @@ CASES = [
         ("--no-vectors and --model exclude each other",),
     ),
     Case("chunk-size-zero", lambda c: _index(c.good, c.url, "--chunk-mb", "0"), ("--chunk-mb",)),
+    Case(
+        "unknown-analysis-chain",
+        lambda c: _index(c.good, c.url, "--analysis", "klingon"),
+        ("expected --analysis in ['english', 'hunspell', 'standard'], found 'klingon'",),
+    ),
+    Case(
+        "knn-engine-on-elasticsearch",
+        lambda c: ["index", "--dataset", str(c.good), "--knn-engine", "faiss", "--url", c.url, "--no-progress"],
+        ("Elasticsearch has no k-NN engine choice", "'faiss'"),
+    ),
+    Case(
+        "unknown-knn-engine",
+        lambda c: ["index", "--dataset", str(c.good), "--knn-engine", "annoy", "--url", c.url],
+        ("expected a k-NN engine in ['lucene', 'faiss', 'nmslib'], found 'annoy'",),
+    ),
     # run flags
     Case("depth-too-small", lambda c: _run(c.good, c.url, "--depth", "5"), ("--depth between 10 and 1000, found 5",)),
     Case(
@@ -259,7 +271,7 @@ CASES = [
     Case(
         "unreachable-url",
         lambda c: _index(c.good, f"http://127.0.0.1:{free_port()}"),
-        ("cannot reach Elasticsearch at http://127.0.0.1:",),
+        ("cannot reach a search engine at http://127.0.0.1:",),
     ),
     Case(
         "missing-ca-file",
@@ -296,9 +308,9 @@ def test_at_least_twenty_distinct_mistakes() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_mistake_is_clear_nonzero_and_publishes_nothing(
-    case: Case, ctx: Ctx, es_client: Elasticsearch, capfd: pytest.CaptureFixture[str]
+    case: Case, ctx: Ctx, es_backend: Backend, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    before = _aliases(es_client)
+    before = _aliases(es_backend)
     code = harness_main(case.argv(ctx))
     out = capfd.readouterr()
     message = " ".join(out.err.split())  # undo wrapping
@@ -306,7 +318,7 @@ def test_mistake_is_clear_nonzero_and_publishes_nothing(
     for phrase in case.expect:
         assert phrase in message, f"{phrase!r} not in the error output:\n{out.err}"
     assert "Traceback" not in out.err
-    assert _aliases(es_client) == before, "an alias moved: something was (half-)published"
+    assert _aliases(es_backend) == before, "an alias moved: something was (half-)published"
     with capfd.disabled():
         first = next((line for line in out.err.splitlines() if line.strip()), "")
         print(f"\n  bad input {case.id}: exit {code}: {first.strip()[:150]}", end="")

@@ -46,7 +46,7 @@ from elasticsearch import Elasticsearch
 from harness.cli import main as harness_main
 from indexer import ConnectionSettings, DockerEngineConfig, DockerNode, default_state_dir
 from tests._docker import removed_afterwards, unavailable, wait_for
-from tests._support import REPO, scifact_subset
+from tests._support import REPO, raw_es_client, scifact_subset
 from tests.reliability._faults import poll, search_total, start_harness, summaries
 from tests.reliability._nodes import free_port
 
@@ -91,7 +91,7 @@ class PausedNode:
         return {"ES_USERNAME": "elastic", "ES_PASSWORD": password}
 
     def client(self) -> Elasticsearch:
-        return self.settings.client(request_timeout=10, max_retries=0, retry_on_timeout=False)
+        return raw_es_client(self.settings, request_timeout=10, max_retries=0, retry_on_timeout=False)  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="module")
@@ -237,8 +237,8 @@ class Cluster:
     datasets: dict[str, Path]
 
     def client(self, node: str, timeout_s: float = 30) -> Elasticsearch:
-        return ConnectionSettings(url=self.urls[node]).client(
-            request_timeout=timeout_s, max_retries=0, retry_on_timeout=False
+        return raw_es_client(  # type: ignore[no-any-return]
+            self.urls[node], request_timeout=timeout_s, max_retries=0, retry_on_timeout=False
         )
 
     def iptables(self, action: str) -> None:

@@ -19,7 +19,7 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from harness.cli import main as harness_main
-from indexer import ManagedNode, probe
+from indexer import ConnectionSettings, ManagedNode, connect
 from indexer._layout import choose_analysis, index_name
 from indexer.data import load_dataset
 from tests._support import scifact_subset
@@ -74,7 +74,12 @@ def _prepare(client: Elasticsearch, url: str, folder: Path, capfd: pytest.Captur
     assert first.work == "built" and first.indexed == N_PREVIOUS
     scifact_subset(folder, n_docs=N_DOCS, n_test=5, n_train=5)
     ds = load_dataset(str(folder))
-    index = index_name(ds.name, ds.fingerprint.corpus, choose_analysis(probe(client)))
+    backend = connect(ConnectionSettings(url=url))
+    try:
+        analysis = choose_analysis(backend.probe())
+    finally:
+        backend.close()
+    index = index_name(ds.name, ds.fingerprint.corpus, analysis)
     assert index != first.index and alias_target(client, first.alias) == first.index
     return Setup(folder, first.alias, first.index, index, corpus_ids(folder))
 

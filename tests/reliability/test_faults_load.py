@@ -15,7 +15,7 @@ import pytest
 from harness.inspect import load_table
 from harness.load import LoadOptions, LoadRun, SearchOperation, run_load, summarize
 from harness.results import ArmResult, DatasetResult, Percentiles
-from indexer import ConnectionSettings, ManagedNode, open_backend
+from indexer import ConnectionSettings, ManagedNode, connect
 from tests.reliability._faults import fault_node
 
 INDEX = "pytest-load-pause"
@@ -36,7 +36,7 @@ def _freeze(pid: int, sig: signal.Signals) -> None:
 def test_a_node_paused_mid_load_counts_errors_and_ends_on_time(node: ManagedNode) -> None:
     status = node.status()
     assert status.pid is not None
-    backend = open_backend(ConnectionSettings(url=status.url))
+    backend = connect(ConnectionSettings(url=status.url))
     backend.delete_index(INDEX, missing_ok=True)
     backend.create_index(
         INDEX, settings={"index": {"number_of_replicas": 0}}, mappings={"properties": {"t": {"type": "text"}}}

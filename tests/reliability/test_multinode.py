@@ -24,8 +24,8 @@ from typing import Any, cast
 import pytest
 from elasticsearch import Elasticsearch, helpers
 
-from indexer import ConnectionSettings, ManagedNode
-from tests._support import SCIFACT, test_engine_config
+from indexer import ManagedNode
+from tests._support import SCIFACT, raw_es_client, test_engine_config
 from tests.reliability._nodes import HEAP, free_port, fresh_node
 
 INDEX = "test-reliability-multinode"
@@ -103,7 +103,7 @@ def cluster() -> Iterator[Cluster]:
         with ThreadPoolExecutor(len(nodes)) as pool:
             for future in [pool.submit(node.start) for node in nodes.values()]:
                 future.result()
-        clients = {n: ConnectionSettings(url=node.config.url).client() for n, node in nodes.items()}
+        clients = {n: raw_es_client(node.config.url) for n, node in nodes.items()}
         health = clients[NAMES[0]].cluster.health(wait_for_nodes="2", timeout="60s")
         assert health["number_of_nodes"] == 2, health
         yield Cluster(nodes, clients, time.monotonic() - began)

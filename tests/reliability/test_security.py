@@ -7,11 +7,13 @@ import secrets
 from pathlib import Path
 
 import pytest
-from elasticsearch import BadRequestError, helpers
+from elasticsearch import BadRequestError
 
 from harness.cli import main as harness_main
 from indexer import ConfigError, ConnectionFailed, ConnectionSettings, Secret, connect
 from indexer._secure import make_local_pki
+from indexer.backends._rest import ndjson
+from tests._support import raw_es_client
 from tests.reliability._nodes import SecuredNode
 from tests.reliability._secrets import assert_no_secret, find_secret
 
@@ -21,12 +23,15 @@ INDEX = "test-reliability-secure"
 def test_basic_auth_over_verified_tls(secured_node: SecuredNode) -> None:
     settings = secured_node.settings()
     assert settings.url.startswith("https://") and settings.verify_certs
-    client = connect(settings)
-    who = client.security.authenticate()
+    backend = connect(settings)
+    try:
+        # the connection really is TLS, verified against the CA made in the test
+        assert backend.product == "elasticsearch" and backend.health().status in {"green", "yellow"}
+    finally:
+        backend.close()
+    who = raw_es_client(settings).security.authenticate()
     assert who["username"] == "elastic"
     assert who["authentication_type"] == "realm"
-    # the connection really is TLS, verified against the CA made in the test
-    assert client.cluster.health()["status"] in {"green", "yellow"}
 
 
 def test_plain_http_to_the_tls_port_is_refused_clearly(secured_node: SecuredNode) -> None:
@@ -43,7 +48,7 @@ _NO_SECURITY_INDEX = "Unknown filter type [pattern_capture]"
 
 
 def test_api_key_created_by_elastic_works(secured_node: SecuredNode) -> None:
-    admin = connect(secured_node.settings())
+    admin = raw_es_client(secured_node.settings())
     try:
         created = admin.security.create_api_key(name="pytest-reliability", expiration="1h")
     except BadRequestError as exc:
@@ -58,22 +63,22 @@ def test_api_key_created_by_elastic_works(secured_node: SecuredNode) -> None:
     settings = ConnectionSettings(url=secured_node.url, api_key=encoded, ca_cert=secured_node.ca_cert)
     assert settings.redacted()["auth"] == "api_key"
     assert not find_secret(repr(settings) + str(settings.redacted()), encoded)
-    client = connect(settings)
-    who = client.security.authenticate()
+    who = raw_es_client(settings).security.authenticate()
     assert who["authentication_type"] == "api_key"
     assert who["api_key"]["name"] == "pytest-reliability"
-    # the key can do real work: index and search
-    client.indices.delete(index=INDEX, ignore_unavailable=True)
+    # the key can do real work through the backend: index and count
+    backend = connect(settings)
+    backend.delete_index(INDEX, missing_ok=True)
     try:
-        ok, errors = helpers.bulk(
-            client,
-            [{"_index": INDEX, "_id": str(i), "text": f"aspirin dose {i}"} for i in range(5)],
-            refresh=True,
-        )
-        assert (ok, errors) == (5, [])
-        assert client.count(index=INDEX)["count"] == 5
+        lines = [
+            x for i in range(5) for x in ({"index": {"_index": INDEX, "_id": str(i)}}, {"text": f"dose {i}"})
+        ]
+        assert not backend.bulk(ndjson(lines)).failed
+        backend.refresh(INDEX)
+        assert backend.count(INDEX) == 5
     finally:
-        client.indices.delete(index=INDEX, ignore_unavailable=True)
+        backend.delete_index(INDEX, missing_ok=True)
+        backend.close()
     # an invalidated key is refused with the same clear error
     admin.security.invalidate_api_key(ids=[created["id"]])
     with pytest.raises(ConnectionFailed, match="HTTP 401"):
@@ -194,23 +199,22 @@ def test_assert_no_secret_finds_leaks(tmp_path: Path) -> None:
 def test_insecure_skips_verification_only_when_asked(secured_node: SecuredNode) -> None:
     settings = secured_node.settings(ca_cert=None, verify_certs=False)
     assert settings.redacted()["verify_certs"] is False
-    assert connect(settings).security.authenticate()["username"] == "elastic"
+    connect(settings).close()
+    assert raw_es_client(settings).security.authenticate()["username"] == "elastic"
 
 
 def test_backend_detection_over_verified_tls(secured_node: SecuredNode) -> None:
     """The Backend seam on a secured cluster: detection and client both use the credentials and the CA."""
-    from indexer import open_backend
-
-    backend = open_backend(secured_node.settings())
+    backend = connect(secured_node.settings())
     try:
         assert backend.product == "elasticsearch" and backend.health().status in {"green", "yellow"}
         assert backend.probe().version.startswith("9.")
     finally:
         backend.close()
     with pytest.raises(ConnectionFailed, match=r"could not establish a trusted TLS connection") as untrusted:
-        open_backend(secured_node.settings(ca_cert=None))
+        connect(secured_node.settings(ca_cert=None))
     wrong = Secret("not-the-" + secrets.token_urlsafe(8))
     with pytest.raises(ConnectionFailed, match=r"rejected the credentials \(HTTP 401\)") as refused:
-        open_backend(secured_node.settings(password=wrong))
+        connect(secured_node.settings(password=wrong))
     texts = [str(untrusted.value), str(refused.value), repr(refused.value)]
     assert not find_secret(texts, secured_node.password, "elastic") and not find_secret(texts, wrong)

@@ -20,7 +20,7 @@ BAD: list[tuple[dict[str, object], list[str], str]] = [
     ({"mode": "lexical", "tune_on": "train"}, ["lexical", "--tune-on", "train"], "--tune-on tunes fusion weights, so it needs the hybrid mode"),
     ({"mode": "lexical", "test": "coin"}, ["lexical", "--test", "coin"], "expected --test in"),
     ({"mode": "hybrid", "fusion": "nosuch"}, ["hybrid", "--fusion", "nosuch"], "unknown fusion method 'nosuch'"),
-    ({"mode": "lexical", "lexical_field": "x"}, ["lexical", "--lexical-field", "x"], "expected --lexical-field in ['combined', 'multi_match'], found 'x'"),
+    ({"mode": "lexical", "lexical_field": "x"}, ["lexical", "--lexical-field", "x"], "expected --lexical-field in ['combined', 'multi_match', 'beir'], found 'x'"),
 ]  # fmt: skip
 
 

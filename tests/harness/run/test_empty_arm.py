@@ -47,6 +47,7 @@ def test_a_query_without_lexical_hits_is_fused_from_the_vector_arm(
     assert _ranking(runs / "lexical.trec", OKRA) == []
     vector = _ranking(runs / "vector.trec", OKRA)
     assert vector and _ranking(runs / "hybrid.trec", OKRA) == vector  # fused from the vector arm alone
+    assert _ranking(runs / "hybrid-engine-sum.trec", OKRA) == vector  # the engine's sum: kNN alone
     data = RunResults.load(out).datasets["okra-subset"]
     assert data.arms["lexical"].empty_queries == (OKRA,)
     scores = {(r.arm, r.qid): r.metrics["ndcg@10"] for r in load_per_query(out)}

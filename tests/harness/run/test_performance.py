@@ -22,9 +22,9 @@ from indexer import (
     ConnectionSettings,
     EmbeddingCache,
     build_encoder,
+    connect,
     document_text,
     load_dataset,
-    open_backend,
     resolve_model,
 )
 from tests._support import scifact_subset
@@ -153,7 +153,7 @@ def test_sweep_points_are_reproduced_from_the_manifest(
     assert settings is not None
     first = results.datasets["perf-subset"].ann_sweep
     assert first is not None
-    backend = open_backend(ConnectionSettings(url=es_url))
+    backend = connect(ConnectionSettings(url=es_url))
     try:
         for point in first.points:  # rebuilt from scratch, from the same cached vectors
             backend.delete_index(point.index, missing_ok=True)
@@ -185,7 +185,7 @@ def test_load_samples_and_sweep_points_reach_the_engine_and_metrics_jsonl(perf_r
     samples = [r for r in records if r.kind == "load_sample"]
     assert len(samples) == 3 * QUERIES  # three arms, one pass, no warm-up
     run_id = RunResults.load(run_dir).manifest.run_id
-    backend = open_backend(ConnectionSettings(url=es_url))
+    backend = connect(ConnectionSettings(url=es_url))
     try:
         in_engine = backend.count(METRICS_INDEX, {"term": {"run_id": run_id}})
     finally:

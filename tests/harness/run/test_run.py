@@ -1,4 +1,8 @@
-"""`harness run` end to end on a real engine and real SciFact data (a 300-document cut)."""
+"""`harness run` end to end on both real engines and real SciFact data (a 300-document cut).
+
+The module's hybrid run (and the tuning test) run once per engine (``engine_url``); the
+embedding cache is shared, so the cut is embedded once for both.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +15,13 @@ import ir_measures
 import jsonschema
 import pytest
 import ranx
-from elasticsearch import Elasticsearch
 
 from harness.cli import main
 from harness.eval import top_k
+from harness.eval._sum import RATIOS
 from harness.inspect import render_html
 from harness.results import SCHEMA_VERSION, Manifest, RunResults, load_per_query, load_records, schema
+from indexer import Backend
 from indexer.data import load_dataset
 from tests._support import R2MED_DEMO, scifact_subset
 
@@ -38,13 +43,26 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
 
 
+ARMS = ["lexical", "vector", "hybrid", "hybrid-engine-sum"]  # the stripped builds have no engine retrievers
+
+
 @pytest.fixture(scope="module")
 def hybrid_run(
-    es_url: str, es_client: Elasticsearch, data_dir: Path, tmp_path_factory: pytest.TempPathFactory
+    engine_url: str, backend: Backend, data_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    out = tmp_path_factory.mktemp("runs") / "hybrid"
+    out = tmp_path_factory.mktemp("runs") / f"hybrid-{backend.product}"
     code = main(
-        ["run", "hybrid", "--dataset", str(data_dir), "--output", str(out), "--url", es_url, "--no-progress"]
+        [
+            "run",
+            "hybrid",
+            "--dataset",
+            str(data_dir),
+            "--output",
+            str(out),
+            "--url",
+            engine_url,
+            "--no-progress",
+        ]
     )
     assert code == 0
     return out
@@ -62,10 +80,10 @@ def _trec(path: Path) -> dict[str, dict[str, int]]:
     return ranks
 
 
-def test_results_shape(hybrid_run: Path, data_dir: Path) -> None:
+def test_results_shape(hybrid_run: Path, data_dir: Path, backend: Backend) -> None:
     results = _results(hybrid_run)
     data = results.datasets["runner-subset"]
-    assert list(data.arms) == ["lexical", "vector", "hybrid"]
+    assert list(data.arms) == ARMS
     for arm in data.arms.values():
         assert set(arm.metrics) == {
             "ndcg@10", "ndcg_judged@10", "ndcg@100", "recall@10", "recall@100", "map@100", "mrr@100", "p@10",
@@ -79,14 +97,22 @@ def test_results_shape(hybrid_run: Path, data_dir: Path) -> None:
         ("lexical", "vector"),
         ("lexical", "hybrid"),
         ("vector", "hybrid"),
+        ("hybrid", "hybrid-engine-sum"),
     }
+    # the in-engine sum's weights are recorded (neither --fusion wsum nor --tune-on: the plain sum)
+    assert data.arms["hybrid-engine-sum"].weights == (1.0, 1.0)
+    assert all(data.arms[a].weights is None for a in ARMS[:3])
     for c in sig:
         assert c.p_holm >= c.p_value and c.significant == (c.p_holm < 0.05)
         assert c.delta == pytest.approx(c.mean_b - c.mean_a)
     manifest = results.manifest
     ds = load_dataset(str(data_dir))
     assert manifest.datasets["runner-subset"].fingerprint["combined"] == ds.fingerprint.combined
-    assert manifest.engine.version.startswith("9.") and manifest.status == "complete"
+    caps = manifest.engine.capabilities
+    assert caps.flavour == backend.product and manifest.status == "complete"
+    assert manifest.engine.version.startswith("9." if backend.product == "elasticsearch" else "3.")
+    assert manifest.analysis == manifest.config["analysis"] and manifest.analysis in {"english", "hunspell"}
+    assert manifest.config["engine"]["product"] == backend.product
     assert (
         manifest.model is not None
         and manifest.model.id.endswith("all-MiniLM-L6-v2")
@@ -94,14 +120,10 @@ def test_results_shape(hybrid_run: Path, data_dir: Path) -> None:
     )
     assert str(manifest.fusion) == "rrf:k=60" and manifest.harness_version
     assert data.mapping_hash
-    assert {p.name for p in (hybrid_run / "runs" / "runner-subset").iterdir()} == {
-        "lexical.trec",
-        "vector.trec",
-        "hybrid.trec",
-    }
+    assert {p.name for p in (hybrid_run / "runs" / "runner-subset").iterdir()} == {f"{a}.trec" for a in ARMS}
     assert (hybrid_run / "report.md").read_text().count("runner-subset") >= 1
-    assert len(load_per_query(hybrid_run)) == 40 * 3
-    assert len(load_records(hybrid_run)) == 40 * 3
+    assert len(load_per_query(hybrid_run)) == 40 * len(ARMS)
+    assert len(load_records(hybrid_run)) == 40 * len(ARMS)
     assert Manifest.load(hybrid_run / "manifest.json") == manifest
 
 
@@ -119,7 +141,7 @@ def test_metrics_equal_pytrec_eval(hybrid_run: Path, data_dir: Path) -> None:
     ds = load_dataset(str(data_dir))
     qrels = [ir_measures.Qrel(q, d, g) for q, docs in ds.qrels.items() for d, g in docs.items()]
     ours = {(r.arm, r.qid): r.metrics for r in load_per_query(hybrid_run)}
-    for arm in ("lexical", "vector", "hybrid"):
+    for arm in ARMS:
         ranks = _trec(hybrid_run / "runs" / "runner-subset" / f"{arm}.trec")
         # rank-derived scores: the reference sees exactly our order, whatever its own tie rule
         run = [ir_measures.ScoredDoc(q, d, -float(r)) for q, docs in ranks.items() for d, r in docs.items()]
@@ -147,12 +169,12 @@ def test_hybrid_equals_ranx_fusion(hybrid_run: Path) -> None:
         assert list(docs) == sorted(ranks[qid], key=ranks[qid].__getitem__), qid
 
 
-def test_rerun_resumes_without_querying(hybrid_run: Path, data_dir: Path, es_url: str) -> None:
+def test_rerun_resumes_without_querying(hybrid_run: Path, data_dir: Path, engine_url: str) -> None:
     ckpts = sorted((hybrid_run / "arms").rglob("*.json"))
-    assert {p.stem for p in ckpts} == {"lexical", "vector"}
+    assert {p.stem for p in ckpts} == {"lexical", "vector", "hybrid-engine-sum"}
     before = {p: p.stat().st_mtime_ns for p in ckpts}
     old = _results(hybrid_run)
-    args = ["run", "hybrid", "--dataset", str(data_dir), "--output", str(hybrid_run), "--url", es_url]
+    args = ["run", "hybrid", "--dataset", str(data_dir), "--output", str(hybrid_run), "--url", engine_url]
     assert main([*args, "--no-progress", "--records", "jsonl"]) == 0
     assert {p: p.stat().st_mtime_ns for p in ckpts} == before
     new = _results(hybrid_run)
@@ -163,14 +185,16 @@ def test_rerun_resumes_without_querying(hybrid_run: Path, data_dir: Path, es_url
         assert ds.significance == old.datasets[name].significance
 
 
-def test_records_in_elasticsearch(hybrid_run: Path, es_client: Elasticsearch) -> None:
+def test_records_in_the_engine(hybrid_run: Path, backend: Backend) -> None:
     run_id = _results(hybrid_run).manifest.run_id
-    es_client.indices.refresh(index="harness-eval*")
-    count = es_client.count(index="harness-eval*", query={"term": {"run_id": run_id}})["count"]
-    assert count == 40 * 3
+    backend.refresh("harness-eval*")
+    assert backend.count("harness-eval*", {"term": {"run_id": run_id}}) == 40 * len(ARMS)
+    # the records carry the searched cluster's documents (read back through the backend)
+    records = [r for r in load_records(hybrid_run) if r.arm == "hybrid-engine-sum"]
+    assert records and all(h.title for r in records for h in r.top_hits[:3])
 
 
-def test_tune_on_train_never_sees_test(es_url: str, data_dir: Path, tmp_path: Path) -> None:
+def test_tune_on_train_never_sees_test(engine_url: str, data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "tuned"
     args = [
         "run",
@@ -182,9 +206,16 @@ def test_tune_on_train_never_sees_test(es_url: str, data_dir: Path, tmp_path: Pa
         "--fusion",
         "wsum:norm=min-max",
     ]
-    assert main([*args, "--output", str(out), "--url", es_url, "--no-progress", "--records", "jsonl"]) == 0
-    tuned = _results(out).manifest.fusion_tuned["runner-subset"]
+    assert (
+        main([*args, "--output", str(out), "--url", engine_url, "--no-progress", "--records", "jsonl"]) == 0
+    )
+    results = _results(out)
+    tuned = results.manifest.fusion_tuned["runner-subset"]
     assert tuned.method == "wsum" and tuned.weights is not None and len(tuned.weights) == 2
+    # the in-engine sum is tuned on the same train runs, on a log grid of lexical/vector ratios
+    weights = results.datasets["runner-subset"].arms["hybrid-engine-sum"].weights
+    assert weights is not None and sum(weights) == pytest.approx(1.0) and weights[1] > 0
+    assert any(weights[0] / weights[1] == pytest.approx(r, rel=1e-3, abs=1e-9) for r in RATIOS)
     test_q = set(load_dataset(str(data_dir)).queries)
     train_q = set(load_dataset(str(data_dir), split="train").queries)
     for ckpt in (out / "arms" / "runner-subset" / "tune-train").glob("*.json"):

@@ -1,4 +1,4 @@
-"""Elasticsearch sink against the real engine: counts, round trip, idempotence, surfaced errors."""
+"""The ``es`` sink against both real engines: counts, round trip, idempotence, surfaced errors."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from elasticsearch import Elasticsearch
 
 from harness import RunError
 from harness.results import EvalRecord
-from harness.sinks import SINKS, EsSink, SinkTarget, index_template
-from indexer import BulkIndexError
+from harness.sinks import ALIAS, SINKS, EngineSink, SinkTarget, index_template
+from indexer import Backend, BulkIndexError
 from tests.harness.inspect.synthetic import ARMS, N_QUERIES, make_dataset, records_for
 
 
@@ -29,50 +28,50 @@ class _Broken:
 
 
 @pytest.fixture
-def index(es_client: Elasticsearch) -> Iterator[str]:
+def index(backend: Backend) -> Iterator[str]:
     name = f"harness-eval-test-inspect-{uuid.uuid4().hex[:8]}"
     yield name
-    es_client.indices.delete(index=name, ignore_unavailable=True)
+    backend.delete_index(name, missing_ok=True)
 
 
-def _count(client: Elasticsearch, index: str, run_id: str | None = None) -> int:
-    query = {"term": {"run_id": run_id}} if run_id else {"match_all": {}}
-    return int(client.count(index=index, query=query)["count"])
+def _count(backend: Backend, index: str, run_id: str | None = None) -> int:
+    return backend.count(index, {"term": {"run_id": run_id}} if run_id else None)
 
 
-def test_records_count_round_trip_and_no_duplicates(es_client: Elasticsearch, index: str) -> None:
+def test_records_count_round_trip_and_no_duplicates(backend: Backend, index: str) -> None:
     datasets = [make_dataset("Biology", seed=1), make_dataset("sample", seed=2)]
     records = [r for ds in datasets for r in records_for(ds)]
-    with EsSink(es_client, index) as sink:
+    with EngineSink(backend, index) as sink:
         assert sink.write(records) == len(records)
-    assert _count(es_client, index) == len(datasets) * N_QUERIES * len(ARMS)
+    assert _count(backend, index) == len(datasets) * N_QUERIES * len(ARMS)
 
-    for record in records[:: len(records) // 7]:
-        stored = es_client.get(index=index, id=record.id)["_source"]
-        assert stored == record.to_json() and EvalRecord.from_json(stored) == record
+    sample = records[:: len(records) // 7]
+    stored = backend.get_sources(index, [r.id for r in sample], [])
+    for record in sample:
+        assert stored[record.id] == record.to_json() and EvalRecord.from_json(stored[record.id]) == record
 
-    with EsSink(es_client, index) as sink:  # the same run again: overwritten, not duplicated
+    with EngineSink(backend, index) as sink:  # the same run again: overwritten, not duplicated
         sink.write(records)
         sink.write(records_for(datasets[0], run_id="another-run"))
-    assert _count(es_client, index) == (len(datasets) + 1) * N_QUERIES * len(ARMS)
-    assert _count(es_client, index, "another-run") == N_QUERIES * len(ARMS)
-    assert es_client.indices.exists_alias(name="harness-eval", index=index)
+    assert _count(backend, index) == (len(datasets) + 1) * N_QUERIES * len(ARMS)
+    assert _count(backend, index, "another-run") == N_QUERIES * len(ARMS)
+    assert index in backend.alias_targets(ALIAS)
 
 
-def test_template_maps_every_record_field(es_client: Elasticsearch, index: str) -> None:
+def test_template_maps_every_record_field(backend: Backend, index: str) -> None:
     ds = make_dataset("Biology", seed=1)
-    EsSink(es_client, index).write(records_for(ds))
-    mapping = es_client.indices.get_mapping(index=index)[index]["mappings"]
+    EngineSink(backend, index).write(records_for(ds))
+    mapping = backend.get_mapping(index)
     template_props = index_template()["template"]["mappings"]["properties"]
     # dynamic is strict, so a field the template lacks would have failed the write; arm scores are the
     # one dynamic object, mapped as floats by the dynamic template
-    assert mapping["dynamic"] == "strict"
-    assert set(mapping["properties"]) == set(template_props)
-    arms = mapping["properties"]["arms_ndcg_at_10"]["properties"]
+    assert mapping.dynamic == "strict" and backend.get_settings(index)["index"]["number_of_shards"] == "1"
+    assert set(mapping.properties) == set(template_props)
+    arms = mapping.properties["arms_ndcg_at_10"]["properties"]
     assert set(arms) == set(ARMS) and all(v["type"] == "float" for v in arms.values())
 
 
-def test_rejected_records_are_reported_not_dropped(es_client: Elasticsearch, index: str) -> None:
+def test_rejected_records_are_reported_not_dropped(backend: Backend, index: str) -> None:
     ds = make_dataset("Biology", seed=1)
     records = records_for(ds)
     bad = [
@@ -80,13 +79,13 @@ def test_rejected_records_are_reported_not_dropped(es_client: Elasticsearch, ind
         _Broken(records[1], {"surprise": 1}),
     ]
     with pytest.raises(BulkIndexError, match=r"2 evaluation record\(s\) rejected") as info:
-        EsSink(es_client, index).write([*bad, *records[2:5]])  # type: ignore[list-item]
+        EngineSink(backend, index).write([*bad, *records[2:5]])  # type: ignore[list-item]
     assert len(info.value.errors) == 2
-    assert all(e["status"] == 400 and e["error"] for e in info.value.errors)
-    assert _count(es_client, index) == 3
+    assert all(e["status"] == 400 and e["error"]["type"] for e in info.value.errors)
+    assert _count(backend, index) == 3
 
 
-def test_index_name_must_match_the_template(es_client: Elasticsearch) -> None:
+def test_index_name_must_match_the_template(backend: Backend) -> None:
     with pytest.raises(RunError, match=r"expected a name matching harness-eval-\*"):
-        EsSink(es_client, "my-records")
-    assert isinstance(SINKS["es"](SinkTarget(Path("."), es_client)), EsSink)
+        EngineSink(backend, "my-records")
+    assert isinstance(SINKS["es"](SinkTarget(Path("."), backend)), EngineSink)

@@ -17,7 +17,7 @@ from indexer import (
     NotFound,
     RequestFailed,
     VectorSpec,
-    open_backend,
+    connect,
 )
 from indexer.backends import KNN, KnnSpec
 from indexer.backends._rest import ndjson
@@ -67,7 +67,7 @@ def test_info_health_and_probe(backend: Backend) -> None:
 
 def test_probe_creates_nothing(backend: Backend) -> None:
     before = {s.name for s in backend.list_indices("*")}
-    fresh = open_backend(ConnectionSettings(url=backend.url))
+    fresh = connect(ConnectionSettings(url=backend.url))
     try:
         fresh.probe()
     finally:
@@ -254,7 +254,7 @@ def test_unreachable_cluster_is_retryable() -> None:
     with pytest.raises(
         EngineUnavailable, match=r"cannot reach a search engine at http://127.0.0.1:1\b"
     ) as err:
-        open_backend(ConnectionSettings(url="http://127.0.0.1:1"))
+        connect(ConnectionSettings(url="http://127.0.0.1:1"))
     assert err.value.retryable
 
 

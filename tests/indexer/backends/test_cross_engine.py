@@ -23,7 +23,7 @@ from indexer.backends._rest import ndjson
 from tests._support import scifact_subset
 
 DIMS = 16
-ANALYSES = ("hunspell_en", "standard_stop")  # chains both engines offer (the stripped ES has no `english`)
+ANALYSES = ("hunspell", "standard")  # chains both engines offer (the stripped ES has no `english`)
 K1_ES = BM25_PARAMS["es"][0]
 
 

@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from indexer import ConnectionFailed, ConnectionSettings, UnsupportedEngine, open_backend
+from indexer import ConnectionFailed, ConnectionSettings, UnsupportedEngine, connect
 from indexer.backends import detect_product
 from indexer.backends._elasticsearch import ElasticsearchBackend
 
@@ -56,7 +56,7 @@ def test_a_server_that_is_neither_engine(web_server: str) -> None:
     with pytest.raises(
         UnsupportedEngine, match=r"is neither Elasticsearch nor OpenSearch: GET / answered HTTP 200"
     ):
-        open_backend(ConnectionSettings(url=web_server))
+        connect(ConnectionSettings(url=web_server))
 
 
 def test_credentials_refused_before_the_engine_is_known(locked_server: str) -> None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import contextlib
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from harness.cli import main as harness_main
+from harness.results import RunResults
 from indexer import (
     Backend,
     CapabilityMissing,
@@ -17,13 +20,13 @@ from indexer import (
     ManagedNode,
     Secret,
     VectorSpec,
+    connect,
     find_java,
-    open_backend,
 )
 from indexer.backends import KNN, KnnSpec
 from indexer.backends._opensearch import _missing, build_client
 from indexer.backends._rest import ndjson
-from tests._support import LEGACY_OPENSEARCH, fetch_artifact, test_engine_config
+from tests._support import LEGACY_OPENSEARCH, fetch_artifact, scifact_subset, test_engine_config
 
 NO_KNN = "the cluster has no k-NN plugin"
 
@@ -62,7 +65,7 @@ def test_knn_method_parameters_gate_is_explained() -> None:
 @contextlib.contextmanager
 def _node(node: ManagedNode) -> Iterator[Backend]:
     status, _started = node.start()
-    backend = open_backend(ConnectionSettings(url=status.url))
+    backend = connect(ConnectionSettings(url=status.url))
     try:
         yield backend
     finally:
@@ -144,3 +147,62 @@ def test_a_2x_cluster_says_what_is_missing(legacy: Backend) -> None:
     assert not legacy.bulk(ndjson([{"index": {"_index": name, "_id": "1"}}, {"t": "old cluster"}])).failed
     legacy.refresh(name)
     assert legacy.count(name, {"match": {"t": "cluster"}}) == 1
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return scifact_subset(tmp_path_factory.mktemp("os-cli") / "os-cli-subset", n_docs=60, n_test=5, n_train=3)
+
+
+def _harness(argv: list[str], capfd: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """Exit code and everything printed (notes go to the console, errors to stderr), wrapping undone."""
+    code = harness_main(argv)
+    out = capfd.readouterr()
+    return code, " ".join((out.out + " " + out.err).split())
+
+
+def test_the_cli_on_a_cluster_without_knn(
+    no_knn: Backend, small: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Vector and hybrid runs (and indexing with vectors) fail with the probe's reason before anything is
+    created; lexical runs and --no-vectors indexing work."""
+    url = ["--url", no_knn.url, "--no-progress"]
+    for mode in ("vector", "hybrid"):
+        code, err = _harness(
+            ["run", mode, "--dataset", str(small), "--output", str(tmp_path / mode), *url], capfd
+        )
+        assert code != 0 and f"{NO_KNN} (opensearch-knn): vector and hybrid arms cannot run" in err, err
+        assert "Traceback" not in err
+    code, err = _harness(["index", "--dataset", str(small), *url], capfd)
+    assert code != 0 and NO_KNN in err, err
+    assert no_knn.list_indices("r2med-os-cli-subset*") == [], "nothing is created before the refusal"
+    out = tmp_path / "lexical"
+    code, err = _harness(
+        ["run", "lexical", "--dataset", str(small), "--output", str(out), "--records", "jsonl", *url], capfd
+    )
+    assert code == 0, err
+    (data,) = RunResults.load(out).datasets.values()
+    assert list(data.arms) == ["lexical"] and data.arms["lexical"].metrics["ndcg@10"] > 0
+    assert _harness(["index", "--dataset", str(small), "--no-vectors", *url], capfd)[0] == 0
+
+
+def test_the_cli_on_a_2x_cluster(
+    legacy: Backend, small: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A 2.x cluster: every run names what the cluster lacks; lexical runs on what it has."""
+    url = ["--url", legacy.url, "--no-progress", "--records", "jsonl"]
+    out = tmp_path / "lexical"
+    code, err = _harness(["run", "lexical", "--dataset", str(small), "--output", str(out), *url], capfd)
+    assert code == 0, err
+    assert (
+        "OpenSearch 2.19.1 is 2.x (the harness is tested on 3.5.0): this cluster lacks the k-NN plugin" in err
+    )
+    assert RunResults.load(out).manifest.analysis in {"hunspell", "standard"}  # no english analyzer there
+    code, err = _harness(
+        ["run", "vector", "--dataset", str(small), "--output", str(tmp_path / "v"), *url], capfd
+    )
+    assert code != 0 and NO_KNN in err and "is 2.x" in err, err
+    code, err = _harness(
+        ["index", "--dataset", str(small), "--analysis", "english", "--no-vectors", *url[:3]], capfd
+    )
+    assert code != 0 and "cannot run the 'english' analysis chain: it lacks english" in err, err
