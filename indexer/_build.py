@@ -270,13 +270,15 @@ def _finish(
     dataset: Dataset,
     fields: list[str],
     meta: dict[str, Any],
-    replicas: int,
+    replicas: int | None,
 ) -> str:
-    """Serving settings, verification, then the alias: published only when verified. Returns the mapping hash."""
+    """Serving settings (``replicas`` None: the index's own left alone), verification, then the alias:
+    published only when verified. Returns the mapping hash."""
     meta["status"] = "loaded"
     meta["mapping_hash"] = mapping_hash(backend.get_mapping(name).properties)
     backend.put_mapping(name, meta=meta)
-    backend.put_settings(name, {"index": serving_settings(replicas)})
+    if replicas is not None:
+        backend.put_settings(name, {"index": serving_settings(replicas)})
     verify(backend, name, dataset, fields)
     meta["status"] = "published"
     meta["published"] = datetime.now(UTC).isoformat()
@@ -314,6 +316,7 @@ def build_index(
     )
     if not created:
         _check_vector_conflicts(backend, name, embedders, dims)
+        replicas = options.replicas if options.replicas is not None else int(meta.get("replicas", replicas))
     _add_vector_fields(backend, name, embedders, vectors, dims, options, meta)
 
     summary = IndexSummary(
@@ -338,7 +341,15 @@ def build_index(
         summary.cache_misses += emb.stats.cache_misses
         summary.model_calls += emb.stats.model_calls
         summary.embed_seconds += emb.stats.seconds
-    summary.mapping_hash = _finish(backend, name, alias, dataset, fields, meta, replicas)
+    # an index that needed nothing keeps its serving settings (an operator may have changed its replicas)
+    untouched = (
+        meta.get("status") == "published"
+        and summary.skipped == dataset.corpus_size
+        and options.replicas is None
+    )
+    summary.mapping_hash = _finish(
+        backend, name, alias, dataset, fields, meta, None if untouched else replicas
+    )
     summary.published = True
     summary.seconds = time.perf_counter() - started
     return summary

@@ -403,6 +403,7 @@ class RestBackend(ABC):
             "POST",
             f"/{_p(index)}/_search",
             what=f"searching {index}",
+            params=_params(allow_partial_search_results=False),
             body=body if isinstance(body, bytes) else dict(body),
             timeout_s=timeout_s,
             once=timeout_s is not None,
@@ -412,7 +413,9 @@ class RestBackend(ABC):
     def msearch(
         self, index: str, bodies: Sequence[Mapping[str, Any]], *, timeout_s: float | None = None
     ) -> list[SearchResult]:
-        header = {"index": index}
+        # a search that lost shards is an error, never a ranking over part of the index (both engines
+        # answer 200 with fewer hits otherwise, and the run would score them as if they were whole)
+        header = {"index": index, "allow_partial_search_results": False}
         payload = ndjson(line for body in bodies for line in (header, body))
         answer = self._call(
             "POST",

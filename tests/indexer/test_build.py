@@ -94,6 +94,19 @@ def test_build_mapping_verify_and_rerun(clean: Backend, subset: Dataset, cache: 
     assert again.stats.model_calls == 0 and again.encoder.loaded is False
 
 
+def test_a_rerun_keeps_the_operators_serving_settings(clean: Backend, subset: Dataset) -> None:
+    """`harness run` rebuilds nothing on a published index, and must not reset what an operator set."""
+    backend = clean
+    first = build_index(backend, subset, [], OPTS)
+    backend.put_settings(first.index, {"index": {"number_of_replicas": 2}})
+    again = build_index(backend, subset, [], OPTS)
+    assert again.skipped == 300 and again.published
+    assert backend.get_settings(first.index)["index"]["number_of_replicas"] == "2"
+    asked = build_index(backend, subset, [], dataclasses.replace(OPTS, replicas=0))  # unless told to
+    assert asked.skipped == 300
+    assert backend.get_settings(first.index)["index"]["number_of_replicas"] == "0"
+
+
 class Boom(RuntimeError):
     pass
 
@@ -120,6 +133,9 @@ def test_resume_after_interrupted_load(clean: Backend, subset: Dataset, cache: E
     assert 0 < resumed.skipped <= 100, "documents loaded before the crash are not sent again"
     assert resumed.indexed + resumed.skipped == 300
     assert backend.count(resumed.index) == 300
+    assert backend.get_settings(resumed.index)["index"]["refresh_interval"] == "1s", (
+        "loading settings restored"
+    )
 
 
 def test_second_model_adds_only_vectors(

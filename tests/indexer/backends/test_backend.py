@@ -160,6 +160,25 @@ def test_bulk_count_search_msearch_round_trip(clean: Backend) -> None:
     assert backend.get_sources(name, ["a", "missing"], ["t"]) == {"a": {"t": "red apples and green pears"}}
 
 
+def test_a_search_that_loses_shards_is_an_error_not_a_partial_ranking(clean: Backend) -> None:
+    """Both engines answer 200 with the hits of the shards that worked unless told not to: a run would
+    score a ranking over part of the index as if it were whole (seen with a node cut off mid-run)."""
+    numbers, words = f"{PREFIX}numbers", f"{PREFIX}words"
+    backend = clean
+    for name, kind in ((numbers, "integer"), (words, "keyword")):
+        backend.create_index(name, settings=SETTINGS, mappings={"properties": {"n": {"type": kind}}})
+    _load(backend, numbers, {"1": {"n": 1}})
+    _load(backend, words, {"w": {"n": "seven"}})
+    both = f"{numbers},{words}"
+    query = {"query": {"term": {"n": "seven"}}, "size": 10}  # fails on the integer index's shard only
+    with pytest.raises(RequestFailed, match="HTTP 400"):
+        backend.search(both, query)
+    (answer,) = backend.msearch(both, [query], timeout_s=30)
+    assert answer.error is not None and answer.hits == (), answer
+    whole = backend.msearch(both, [{"query": {"match_all": {}}, "size": 10}], timeout_s=30)
+    assert set(whole[0].ranking) == {"1", "w"} and whole[0].error is None
+
+
 def test_aliases_move_atomically(clean: Backend) -> None:
     backend, alias = clean, f"{PREFIX}alias"
     old, new = f"{PREFIX}v1", f"{PREFIX}v2"
