@@ -68,6 +68,7 @@ from indexer._openai_api import (
 from indexer._paths import default_cache_dir, default_state_dir
 from indexer._progress import Tracker, progress
 from indexer._retry import Retry, retry_hint, transient
+from indexer._stack import StackConnection, stack_login
 from indexer._version import ELASTICSEARCH_VERSION, OPENSEARCH_VERSION
 from indexer.backends import (
     FUSION_KINDS,
@@ -210,6 +211,7 @@ __all__ = [
     "SearchResult",
     "Secret",
     "Severity",
+    "StackConnection",
     "Tracker",
     "UnsupportedEngine",
     "VectorOptions",
@@ -257,6 +259,7 @@ __all__ = [
     "retry_after_seconds",
     "retry_hint",
     "slug",
+    "stack_login",
     "transient",
     "with_retries",
     "write_json_atomic",

@@ -109,3 +109,9 @@ def stack_connection(files: list[Path], url: str | None) -> StackConnection | No
         if url is None or found.matches(url):
             return found
     return None
+
+
+def stack_login() -> StackConnection | None:
+    """The user and password of the local stack (the compose project's file first), for tools beside the
+    engine that log in as the same user (Kibana); None when no connection file is found."""
+    return stack_connection(stack_env_files(), None)

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from harness.inspect import KibanaAuth, import_saved_objects, saved_object_files
 from harness.inspect._kibana import SAVED_OBJECTS_DIR
-from indexer import from_env
+from indexer import from_env, stack_login
 
 
 def import_command(
@@ -34,13 +34,19 @@ def import_command(
 ) -> None:
     """Import docker/kibana/*.ndjson into Kibana (overwriting earlier imports of the same objects)."""
     env = from_env("kibana")
-    auth = KibanaAuth(
-        username=user or env.get("username"),
-        password=password or env.get("password"),
-        api_key=api_key or env.get("api_key"),
-        ca_cert=ca_cert,
-        verify=not insecure,
+    user, password, api_key = (
+        user or env.get("username"),
+        password or env.get("password"),
+        api_key or env.get("api_key"),
     )
+    if (
+        not (user or api_key) and (stack := stack_login()) is not None
+    ):  # `docker compose up` made the password
+        user, password = stack.username, stack.password
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"kibana: logging in as {user} (from {stack.path})"
+        )
+    auth = KibanaAuth(username=user, password=password, api_key=api_key, ca_cert=ca_cert, verify=not insecure)
     target = url or env.get("url", "http://127.0.0.1:5601")
     for result in import_saved_objects(target, saved_object_files(directory), auth):
         Console(highlight=False).print(f"imported {result.success_count} object(s) from {result.file.name}")
