@@ -8,6 +8,8 @@ Pure Python over ranx; no engine needed.
 * Fusion: :class:`FusionSpec` (``FusionSpec.parse("wsum:weights=0.3/0.7")``),
   :func:`fuse`, :func:`optimize_fusion`.
 * In-engine weighted sum: :func:`tune_sum_weights`, :func:`weighted_sum_run`.
+* Agreement without judgments: :func:`overlap_at_k`, :func:`rbo` (RBO_ext), :func:`run_overlaps`,
+  :func:`compare_overlap` -> :class:`Overlap` (means) and :class:`QueryOverlap` (per query).
 * Statistics: :func:`compare_arms` -> :class:`Comparison`, :func:`randomization_test`,
   :func:`paired_t_test`, :func:`holm`, :func:`bootstrap_ci`.
 """
@@ -24,6 +26,21 @@ from ._fusion import (
     optimize_fusion,
 )
 from ._measures import DEFAULT_MEASURES, FAMILIES, PRIMARY_MEASURE, Measure, parse_measures
+from ._overlap import (
+    OVERLAP_K,
+    RBO_P,
+    RBO_VARIANT,
+    Overlap,
+    QueryOverlap,
+    Rankings,
+    compare_overlap,
+    overlap_at_k,
+    query_overlaps,
+    rankings,
+    rbo,
+    run_overlaps,
+    summarize,
+)
 from ._stats import (
     STAT_TESTS,
     Comparison,
@@ -43,8 +60,11 @@ __all__ = [
     "FAMILIES",
     "FUSION_METHODS",
     "NORMALIZATIONS",
+    "OVERLAP_K",
     "PARAM_WEIGHTS",
     "PRIMARY_MEASURE",
+    "RBO_P",
+    "RBO_VARIANT",
     "STAT_TESTS",
     "Comparison",
     "ConfidenceInterval",
@@ -52,20 +72,30 @@ __all__ = [
     "FusionMethod",
     "FusionSpec",
     "Measure",
+    "Overlap",
     "Qrels",
+    "QueryOverlap",
+    "Rankings",
     "Run",
     "bootstrap_ci",
     "check_qrels",
     "compare_arms",
+    "compare_overlap",
     "evaluate",
     "fuse",
     "holm",
     "optimize_fusion",
+    "overlap_at_k",
     "paired_t_test",
     "parse_measures",
+    "query_overlaps",
     "randomization_test",
     "rank",
+    "rankings",
+    "rbo",
+    "run_overlaps",
     "sort_run",
+    "summarize",
     "top_k",
     "tune_sum_weights",
     "weighted_sum_run",

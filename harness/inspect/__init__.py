@@ -7,7 +7,7 @@ Public surface:
   against a baseline, latency).
 - :class:`Table` and its three renderers (:func:`print_table`, :func:`to_markdown`,
   :func:`to_html`); the run's tables (:func:`arm_table`, :func:`significance_table`,
-  :func:`summary_table`, :func:`paper_table`).
+  :func:`summary_table`, :func:`paper_table`, :func:`overlap_table`).
 - :func:`render_markdown` — ``report.md``; :func:`render_html` / :func:`write_html` — the
   self-contained HTML report of a run directory.
 - :func:`worst_queries` — the worst records, for ``harness failures``.
@@ -18,6 +18,7 @@ from harness.inspect._failures import worst_queries
 from harness.inspect._html import render_html, write_html
 from harness.inspect._kibana import ImportResult, KibanaAuth, import_saved_objects, saved_object_files
 from harness.inspect._markdown import render_markdown
+from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, dataset_tables, load_table
 from harness.inspect._records import TOP_HITS, RecordContext, build_records
 from harness.inspect._table import SIG_MARK, Cell, Column, Table, print_table, to_html, to_markdown
@@ -39,6 +40,7 @@ __all__ = [
     "fmt",
     "import_saved_objects",
     "load_table",
+    "overlap_table",
     "paper_table",
     "print_table",
     "render_html",

@@ -14,6 +14,7 @@ from html import escape
 from pathlib import Path
 
 from harness.inspect._frontier import frontier_svg
+from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, load_table
 from harness.inspect._table import SIG_MARK, to_html
 from harness.inspect._tables import arm_table, fmt, paper_table, significance_table
@@ -303,6 +304,8 @@ def _section(
     tables += _performance(name, ds)
     if ds.significance:
         tables += to_html(significance_table(name, ds.significance), css_class="sig-table")
+    if ds.overlap:
+        tables += "<h3>Agreement between arms (no judgments)</h3>" + to_html(overlap_table(name, ds.overlap))
     return (
         f'<section class="dataset" id="dataset-{sid}"><h2>{escape(name)}</h2>{tables}'
         f"<h3>Per-query nDCG@10 delta: {escape(compare)} − {escape(baseline)}</h3>"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, load_table
 from harness.inspect._table import to_markdown
 from harness.inspect._tables import arm_table, significance_table, summary_table
@@ -25,6 +26,10 @@ def render_markdown(results: RunResults) -> str:
         if ds.significance:
             out.append(
                 to_markdown(significance_table(name, ds.significance), heading=f"### {name}: paired tests")
+            )
+        if ds.overlap:
+            out.append(
+                to_markdown(overlap_table(name, ds.overlap), heading=f"### {name}: agreement between arms")
             )
         info = manifest.datasets.get(name)
         if info is not None and info.expansion is not None:

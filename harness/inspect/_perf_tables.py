@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.inspect._overlap import overlap_table
 from harness.inspect._table import Cell, Column, Table
 from harness.inspect._tables import arm_table, significance_table
 from harness.results import AnnSweep, DatasetResult, Distribution
@@ -107,7 +108,8 @@ def ann_sweep_table(name: str, sweep: AnnSweep) -> Table:
 
 
 def dataset_tables(name: str, ds: DatasetResult) -> list[Table]:
-    """What the terminal prints for one dataset: arms, load phase and ANN sweep (when measured), tests."""
+    """What the terminal prints for one dataset: arms, load phase and ANN sweep (when measured), tests,
+    and how much the tested pairs agree (overlap@k, RBO)."""
     tables = [arm_table(name, ds)]
     loads = load_table(name, ds)
     if loads is not None:
@@ -116,4 +118,6 @@ def dataset_tables(name: str, ds: DatasetResult) -> list[Table]:
         tables.append(ann_sweep_table(name, ds.ann_sweep))
     if ds.significance:
         tables.append(significance_table(name, ds.significance))
+    if ds.overlap:
+        tables.append(overlap_table(name, ds.overlap))
     return tables

@@ -4,7 +4,8 @@ Every arm is scored from the run's own TREC files (``runs/<dataset>/<arm>.trec``
 dataset's judgments merged with the file's (``merge``: the file's grade wins where both judge a
 pair) or against the file's alone (``replace``). The result is a new run directory, never the
 original: by default ``RUN_DIR/rescored/<judgments file>-<sha8>/``, holding ``results.json``
-(its manifest's ``rescore`` says from what), ``per_query.jsonl``, ``report.md``, the TREC files
+(its manifest's ``rescore`` says from what), ``per_query.jsonl``, ``report.md``, the TREC files,
+``overlap.jsonl`` (agreement between arms needs no judgments)
 and the judgments it was scored with (``qrels/<dataset>.qrels``), so that it can be gated,
 compared, pooled and re-scored in turn. Latency figures are the original run's (nothing was
 searched again). Its dataset fingerprint covers the new judgments: it can only be gated
@@ -30,6 +31,7 @@ from harness.eval import (
 from harness.inspect import render_markdown
 from harness.judgments._rundata import QRELS_FOLDER, RunData, qrels_path, qrels_text
 from harness.results import (
+    OVERLAP_FILE,
     PER_QUERY_FILE,
     RESULTS_FILE,
     RUNS_FOLDER,
@@ -248,6 +250,8 @@ def _write(
     old_qrels = data.run_dir / QRELS_FOLDER
     if old_qrels.is_dir():
         shutil.copytree(old_qrels, out / QRELS_FOLDER, dirs_exist_ok=True)
+    if (data.run_dir / OVERLAP_FILE).is_file():  # agreement between arms needs no judgments: it stays
+        shutil.copy2(data.run_dir / OVERLAP_FILE, out / OVERLAP_FILE)
     for name, ds in judged.items():
         write_text_atomic(qrels_path(out, name), qrels_text(ds.qrels))
     write_jsonl_atomic(out / PER_QUERY_FILE, (r.to_json() for r in rows))

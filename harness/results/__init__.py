@@ -9,6 +9,7 @@ Public surface::
     ArmResult.load (LoadResult, Distribution), ArmResult.ann (AnnRecall), DatasetResult.ann_sweep
     (AnnSweep, AnnPoint, SweepSettings); Manifest.load (LoadSettings)
     QueryScores, load_per_query(run_dir)          per_query.jsonl
+    Overlap (DatasetResult.overlap); PairScores, load_pair_scores(run_dir)   overlap.jsonl
     EvalRecord, load_records(run_dir)             records.jsonl (the evaluation records)
     SCHEMA_VERSION, schema()                      the JSON Schema results.json validates against
 
@@ -20,7 +21,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from harness.eval import Comparison
+from harness.eval import Comparison, Overlap
 from harness.results._metrics import (
     ANN_POINT,
     LOAD_SAMPLE,
@@ -59,6 +60,7 @@ from harness.results._perf import (
     SweepSettings,
 )
 from harness.results._records import (
+    OVERLAP_FILE,
     PER_QUERY_FILE,
     RECORDS_FILE,
     ArmComparison,
@@ -66,11 +68,13 @@ from harness.results._records import (
     Delta,
     EvalRecord,
     MissedDoc,
+    PairScores,
     QueryScores,
     QueryText,
     RecordMetrics,
     RelevantCounts,
     TopHit,
+    load_pair_scores,
     load_per_query,
     load_records,
     record_id,
@@ -92,6 +96,7 @@ __all__ = [
     "LOAD_PERCENTILES",
     "LOAD_SAMPLE",
     "METRICS_FILE",
+    "OVERLAP_FILE",
     "PER_QUERY_FILE",
     "READABLE_VERSIONS",
     "RECORDS_FILE",
@@ -122,6 +127,8 @@ __all__ = [
     "MetricRecord",
     "MissedDoc",
     "ModelInfo",
+    "Overlap",
+    "PairScores",
     "PaperBaseline",
     "Percentiles",
     "QueryScores",
@@ -134,6 +141,7 @@ __all__ = [
     "RunResults",
     "SweepSettings",
     "TopHit",
+    "load_pair_scores",
     "load_per_query",
     "load_ranking",
     "load_records",

@@ -18,14 +18,14 @@ from typing import Any
 import numpy as np
 
 from harness._errors import RunError
-from harness.eval import Comparison, FusionSpec
+from harness.eval import Comparison, FusionSpec, Overlap
 from harness.results._codec import decode, encode
 from harness.results._perf import AnnRecall, AnnSweep, LoadResult, LoadSettings, SweepSettings
 from indexer import Capabilities, write_json_atomic
 
 #: the version of the results.json layout (the JSON Schema is ``results-v<N>.schema.json``).
 #: 2: an arm's relevance-pass timing is ``batch_ms`` (was ``latency_ms``: it never was per-query latency);
-#: arms gained ``load`` and ``ann``, datasets ``ann_sweep``. Version 1 files are still read.
+#: arms gained ``load`` and ``ann``, datasets ``ann_sweep`` and ``overlap``. Version 1 files are still read.
 SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 RESULTS_FILE = "results.json"
@@ -86,7 +86,11 @@ class PaperBaseline:
 
 @dataclass(frozen=True, slots=True)
 class DatasetResult:
-    """Every arm of one dataset, their paired tests, the paper's baselines and where it ran."""
+    """Every arm of one dataset, their paired tests, the paper's baselines and where it ran.
+
+    ``overlap`` holds, for the same pairs as the paired tests, how much the two arms' rankings
+    agree without judgments: mean overlap@k and RBO_ext (per query in ``overlap.jsonl``).
+    """
 
     arms: dict[str, ArmResult]
     significance: tuple[Comparison, ...] = ()
@@ -97,6 +101,7 @@ class DatasetResult:
     timings: dict[str, float] = field(default_factory=dict)
     fingerprint: str = ""
     ann_sweep: AnnSweep | None = None
+    overlap: tuple[Overlap, ...] = ()
 
     @property
     def queries(self) -> int:

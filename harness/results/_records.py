@@ -1,4 +1,4 @@
-"""Typed per-query rows of a run directory: ``per_query.jsonl`` and the evaluation records.
+"""Typed per-query rows of a run directory: ``per_query.jsonl``, ``overlap.jsonl`` and the evaluation records.
 
 An :class:`EvalRecord` answers, for one query in one arm: how well it did, where the
 first relevant document was, which relevant documents were never retrieved (and by
@@ -20,6 +20,7 @@ from harness._errors import RunError
 from harness.results._codec import decode, encode
 
 PER_QUERY_FILE = "per_query.jsonl"
+OVERLAP_FILE = "overlap.jsonl"
 RECORDS_FILE = "records.jsonl"
 
 
@@ -37,6 +38,24 @@ class QueryScores:
     arm: str
     qid: str
     metrics: dict[str, float]
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = encode(self)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class PairScores:
+    """One line of ``overlap.jsonl``: how much two arms agree on one query (overlap@k, RBO_ext at p)."""
+
+    dataset: str
+    arm_a: str
+    arm_b: str
+    qid: str
+    overlap: float
+    rbo: float
+    k: int
+    p: float
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = encode(self)
@@ -169,6 +188,14 @@ def load_per_query(run_dir: Path) -> list[QueryScores]:
     if not path.is_file():
         return []
     return [decode(QueryScores, row, f"{path}:{lineno}") for lineno, row in _jsonl(path)]
+
+
+def load_pair_scores(run_dir: Path) -> list[PairScores]:
+    """``overlap.jsonl`` of a run directory; ``[]`` when the file is absent (runs made before it)."""
+    path = Path(run_dir) / OVERLAP_FILE
+    if not path.is_file():
+        return []
+    return [decode(PairScores, row, f"{path}:{lineno}") for lineno, row in _jsonl(path)]
 
 
 def load_records(run_dir: Path, *, required: bool = True) -> list[EvalRecord]:

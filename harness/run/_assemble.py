@@ -11,7 +11,17 @@ from pathlib import Path
 
 from harness._paper import reference_rows
 from harness._search import ArmRun
-from harness.eval import PRIMARY_MEASURE, Comparison, Evaluation, bootstrap_ci, compare_arms
+from harness.eval import (
+    PRIMARY_MEASURE,
+    Comparison,
+    Evaluation,
+    Overlap,
+    QueryOverlap,
+    bootstrap_ci,
+    compare_arms,
+    compare_overlap,
+    rankings,
+)
 from harness.results import (
     ArmResult,
     DatasetInfo,
@@ -128,6 +138,14 @@ def comparisons(plan: RunPlan, outcomes: Sequence[DatasetOutcome]) -> list[Compa
     )
 
 
+def arm_overlaps(outcome: DatasetOutcome) -> list[tuple[Overlap, list[QueryOverlap]]]:
+    """overlap@10 and RBO_ext of the paired tests' pairs (every arm against the arms it declares)."""
+    runs = outcome.runs
+    pairs = [(base, arm.name) for arm in outcome.plan.arms for base in arm.compare_to if base in runs]
+    ranked = {outcome.dataset.name: {arm: rankings(res.run) for arm, res in runs.items()}}
+    return compare_overlap(ranked, pairs)
+
+
 def dataset_result(outcome: DatasetOutcome, tests: Sequence[Comparison], seed: int) -> DatasetResult:
     name = outcome.dataset.name
     n = len(outcome.dataset.queries)
@@ -145,6 +163,7 @@ def dataset_result(outcome: DatasetOutcome, tests: Sequence[Comparison], seed: i
         fusion=outcome.fusion,
         timings=outcome.timings,
         fingerprint=outcome.dataset.fingerprint.combined,
+        overlap=tuple(summary for summary, _ in arm_overlaps(outcome)),
     )
 
 

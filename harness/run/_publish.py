@@ -12,7 +12,17 @@ from pathlib import Path
 
 from harness.eval import sort_run
 from harness.inspect import RecordContext, build_records, render_markdown
-from harness.results import PER_QUERY_FILE, EvalRecord, Manifest, QueryScores, RunResults, trec_path
+from harness.results import (
+    OVERLAP_FILE,
+    PER_QUERY_FILE,
+    EvalRecord,
+    Manifest,
+    PairScores,
+    QueryScores,
+    RunResults,
+    trec_path,
+)
+from harness.run._assemble import arm_overlaps
 from harness.run._execute import DatasetOutcome
 from harness.sinks import SINKS, SinkTarget
 from indexer import Backend, write_json_atomic, write_jsonl_atomic, write_text_atomic
@@ -57,6 +67,19 @@ def write_per_query(pub: Publication) -> None:
     write_jsonl_atomic(pub.run_dir / PER_QUERY_FILE, rows)
 
 
+def write_overlap(pub: Publication) -> None:
+    """``overlap.jsonl``: overlap@k and RBO_ext of every compared pair of arms on every query."""
+    rows = (
+        PairScores(
+            o.dataset.name, s.arm_a, s.arm_b, q.qid, round(q.overlap, 6), round(q.rbo, 6), s.k, s.p
+        ).to_json()
+        for o in pub.outcomes
+        for s, per_query in arm_overlaps(o)
+        for q in per_query
+    )
+    write_jsonl_atomic(pub.run_dir / OVERLAP_FILE, rows)
+
+
 def write_results(pub: Publication) -> None:
     pub.results.save(pub.run_dir)
 
@@ -69,6 +92,7 @@ def write_report(pub: Publication) -> None:
 WRITERS: dict[str, Callable[[Publication], None]] = {
     "trec": write_trec_files,
     "per_query": write_per_query,
+    "overlap": write_overlap,
     "results": write_results,
     "report": write_report,
 }
