@@ -27,7 +27,7 @@ import pytest
 from indexer import Backend, ConnectionSettings, ManagedNode, connect
 from tests._docker import build_image, connect_docker
 from tests._openai_server import OpenAIServer, ServerState, openai_server
-from tests._support import R2MED_DEMO, SCIFACT, test_engine_config, test_os_port
+from tests._support import R2MED_DEMO, SCIFACT, raw_es_client, test_engine_config, test_os_port
 
 os.environ.setdefault("R2MED_STACK_ENV", "none")
 
@@ -132,6 +132,15 @@ def os_backend(os_settings: ConnectionSettings) -> Iterator[Backend]:
 @pytest.fixture(scope="session")
 def es_url(es_backend: Backend) -> str:
     return es_backend.url
+
+
+@pytest.fixture(scope="session")
+def es_inspect(es_settings: ConnectionSettings) -> Iterator[Any]:
+    """A raw elasticsearch-py client, for tests that check what the product stored behind its back (the
+    product itself only talks through a Backend)."""
+    client = raw_es_client(es_settings)
+    yield client
+    client.close()
 
 
 @pytest.fixture(scope="session")

@@ -105,7 +105,7 @@ def _arm_inputs(executor: Executor, outcome: DatasetOutcome) -> dict[str, list[Q
 def _bodies(
     executor: Executor, outcome: DatasetOutcome, inputs: Mapping[str, list[QueryInput]]
 ) -> dict[str, tuple[dict[str, Any], ...]]:
-    ctx = executor._context()
+    ctx = executor._context(outcome.sum_weights)  # the in-engine sum is timed with the weights it ran with
     out = {}
     for arm in outcome.plan.search_arms:
         assert isinstance(arm.spec, SearchArm)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from elasticsearch import Elasticsearch
 
 from harness.cli import main
+from indexer import Backend
 from indexer._build import resolve_alias
 from indexer._layout import alias_for
 from indexer.data import load_dataset
@@ -26,9 +27,9 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def int8_index(es_url: str, es_client: Elasticsearch, data_dir: Path) -> str:
-    for name in es_client.indices.get(index=f"{alias_for(NAME)}*", ignore_unavailable=True).body:
-        es_client.indices.delete(index=name)
+def int8_index(es_url: str, es_inspect: Any, es_backend: Backend, data_dir: Path) -> str:
+    for name in es_inspect.indices.get(index=f"{alias_for(NAME)}*", ignore_unavailable=True).body:
+        es_inspect.indices.delete(index=name)
     code = main(
         [
             "index",
@@ -42,30 +43,30 @@ def int8_index(es_url: str, es_client: Elasticsearch, data_dir: Path) -> str:
         ]
     )
     assert code == 0
-    found = resolve_alias(es_client, NAME)
+    found = resolve_alias(es_backend, NAME)
     assert found is not None
     return found[0]
 
 
-def test_index_meta_records_the_backend(es_client: Elasticsearch, int8_index: str) -> None:
-    meta = es_client.indices.get_mapping(index=int8_index)[int8_index]["mappings"]["_meta"]
+def test_index_meta_records_the_backend(es_inspect: Any, int8_index: str) -> None:
+    meta = es_inspect.indices.get_mapping(index=int8_index)[int8_index]["mappings"]["_meta"]
     (field, model) = next(iter(meta["models"].items()))
     assert field == "vec_all_minilm_l6_v2"
     assert (model["backend"], model["precision"]) == ("onnx-int8", "int8")
 
 
 def test_int8_vectors_are_in_the_index_and_knn_finds_documents(
-    es_client: Elasticsearch, int8_index: str, data_dir: Path
+    es_inspect: Any, int8_index: str, data_dir: Path
 ) -> None:
     dataset = load_dataset(str(data_dir))
     doc = next(dataset.iter_corpus())
     embedder = CachedEmbedder(Encoder(resolve_model("minilm"), backend="onnx-int8"), EmbeddingCache())
     (_, vectors), *_ = list(embedder.embed_documents([(doc.id, document_text(doc.title, doc.text))]))
     assert embedder.stats.cache_hits == 1  # indexing put it in the shared cache under the int8 key
-    stored = es_client.get(index=int8_index, id=doc.id, source_includes=["vec_all_minilm_l6_v2"])
+    stored = es_inspect.get(index=int8_index, id=doc.id, source_includes=["vec_all_minilm_l6_v2"])
     np.testing.assert_allclose(stored["_source"]["vec_all_minilm_l6_v2"], vectors[0], atol=1e-6)
     # the document's own int8 vector finds it first
-    found = es_client.search(
+    found = es_inspect.search(
         index=int8_index,
         knn={
             "field": "vec_all_minilm_l6_v2",

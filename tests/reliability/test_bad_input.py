@@ -204,7 +204,7 @@ CASES = [
     Case(
         "unknown-model",
         lambda c: ["index", "--dataset", str(c.good), "--model", "no-such-model", "--url", c.url],
-        ("unknown embedding model 'no-such-model'",),
+        ("embedding model 'no-such-model' at revision main is not in the local Hugging Face cache", "--model /path"),
     ),
     Case(
         "index-fingerprint-differs-from-data",

@@ -219,7 +219,7 @@ def test_pool_keeps_a_sheet_being_judged(
     [
         (
             ["pool", "{run}", "--arms", "sideways"],
-            "expected arms of gate-subset (lexical, vector, hybrid), found sideways",
+            "expected arms of gate-subset (lexical, vector, hybrid, hybrid-engine-sum), found sideways",
         ),
         (["pool", "{run}", "--dataset", "nope"], "expected datasets of the run (gate-subset), found nope"),
         (["rescore", "{run}", "--qrels", "{run}/nothing.qrels"], "expected a judgments file, found no file"),

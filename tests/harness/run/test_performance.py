@@ -103,7 +103,7 @@ def test_every_arm_has_its_load_phase_side_by_side_with_relevance(perf_run: tupl
     run_dir, _ = perf_run
     results = RunResults.load(run_dir)
     ds = results.datasets["perf-subset"]
-    assert set(ds.arms) == {"lexical", "vector", "hybrid"}
+    assert set(ds.arms) == {"lexical", "vector", "hybrid", "hybrid-engine-sum"}
     for name, arm in ds.arms.items():
         assert arm.load is not None, name
         assert arm.load.requests == QUERIES and arm.load.errors == 0 and arm.load.clients == 2
@@ -183,7 +183,7 @@ def test_load_samples_and_sweep_points_reach_the_engine_and_metrics_jsonl(perf_r
     kinds = {r.kind for r in records}
     assert kinds == {"load_sample", "ann_point"}
     samples = [r for r in records if r.kind == "load_sample"]
-    assert len(samples) == 3 * QUERIES  # three arms, one pass, no warm-up
+    assert len(samples) == 4 * QUERIES  # four arms (the in-engine sum too), one pass, no warm-up
     run_id = RunResults.load(run_dir).manifest.run_id
     backend = connect(ConnectionSettings(url=es_url))
     try:

@@ -7,10 +7,10 @@ class written by the test, tests/_model_folders.py) behind --trust-remote-code. 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from elasticsearch import Elasticsearch
 
 from harness.cli import main
 from harness.results import Manifest, load_ranking, trec_path
@@ -46,7 +46,7 @@ def _run(es_url: str, data: Path, model: str | Path, out: Path, *extra: str) -> 
     return out
 
 
-def _vectors(es: Elasticsearch, field: str) -> dict[str, np.ndarray]:
+def _vectors(es: Any, field: str) -> dict[str, np.ndarray]:
     hits = es.search(
         index=alias_for(DATASET),
         size=1000,
@@ -56,7 +56,7 @@ def _vectors(es: Elasticsearch, field: str) -> dict[str, np.ndarray]:
     return {h["_id"]: np.asarray(h["_source"][field], dtype=np.float32) for h in hits}
 
 
-def _field_meta(es: Elasticsearch, field: str) -> dict[str, object]:
+def _field_meta(es: Any, field: str) -> dict[str, object]:
     mapping = es.indices.get_mapping(index=alias_for(DATASET))
     (only,) = mapping.values()
     models: dict[str, dict[str, object]] = only["mappings"]["_meta"]["models"]
@@ -68,7 +68,7 @@ def _top10(run_dir: Path) -> dict[str, list[str]]:
 
 
 def test_a_renamed_minilm_folder_computes_the_bundled_vectors(
-    es_url: str, es_client: Elasticsearch, cut: Path, minilm_run: Path, tmp_path: Path
+    es_url: str, es_inspect: Any, cut: Path, minilm_run: Path, tmp_path: Path
 ) -> None:
     folder = renamed_minilm(tmp_path / "clinical-minilm", prompts={"query": "", "document": ""})
     assert _index(es_url, cut, folder) == 0
@@ -78,7 +78,7 @@ def test_a_renamed_minilm_folder_computes_the_bundled_vectors(
     assert model.revision.startswith("sha256:") and model.field.startswith("vec_clinical_minilm_")
     assert (model.query_prompt, model.document_prompt, model.trust_remote_code) == ("", "", False)
 
-    ours, bundled = _vectors(es_client, model.field), _vectors(es_client, "vec_all_minilm_l6_v2")
+    ours, bundled = _vectors(es_inspect, model.field), _vectors(es_inspect, "vec_all_minilm_l6_v2")
     assert len(ours) == len(bundled) == 120
     for doc_id, vector in ours.items():
         np.testing.assert_allclose(vector, bundled[doc_id], atol=1e-6)
@@ -87,7 +87,7 @@ def test_a_renamed_minilm_folder_computes_the_bundled_vectors(
 
 def test_a_prompt_in_the_folder_config_reaches_documents_and_queries(
     es_url: str,
-    es_client: Elasticsearch,
+    es_inspect: Any,
     cut: Path,
     minilm_run: Path,
     tmp_path: Path,
@@ -100,9 +100,9 @@ def test_a_prompt_in_the_folder_config_reaches_documents_and_queries(
         PROMPTS["query"],
         PROMPTS["document"],
     )
-    assert _field_meta(es_client, model.field)["document_prompt"] == PROMPTS["document"]
+    assert _field_meta(es_inspect, model.field)["document_prompt"] == PROMPTS["document"]
 
-    ours, bundled = _vectors(es_client, model.field), _vectors(es_client, "vec_all_minilm_l6_v2")
+    ours, bundled = _vectors(es_inspect, model.field), _vectors(es_inspect, "vec_all_minilm_l6_v2")
     cosines = [float(np.dot(vector, bundled[doc_id])) for doc_id, vector in ours.items()]
     # the same weights with a prompt: close (cosine 0.99 to 0.998 here) but never the bundled vectors, which
     # the renamed folder without a prompt reproduces to 1e-6 (the test above)
@@ -117,7 +117,7 @@ def test_a_prompt_in_the_folder_config_reaches_documents_and_queries(
 
 
 def test_a_hub_id_from_the_local_cache_records_its_commit(
-    es_url: str, es_client: Elasticsearch, cut: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    es_url: str, es_inspect: Any, cut: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache = tmp_path / "hf-cache"
     monkeypatch.setenv("HF_HUB_CACHE", str(cache))
@@ -133,7 +133,7 @@ def test_a_hub_id_from_the_local_cache_records_its_commit(
         COMMIT,
         "vec_clinical_minilm",
     )
-    meta = _field_meta(es_client, "vec_clinical_minilm")
+    meta = _field_meta(es_inspect, "vec_clinical_minilm")
     assert (meta["model_id"], meta["revision"]) == ("acme/clinical-minilm", COMMIT)
     # the bi-encoder reranker takes hub ids too; the model that built the index reorders nothing
     rerank = manifest.config["rerank"]
@@ -143,7 +143,7 @@ def test_a_hub_id_from_the_local_cache_records_its_commit(
 
 
 def test_a_model_with_its_own_code_runs_only_with_the_flag_and_says_so(
-    es_url: str, es_client: Elasticsearch, cut: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    es_url: str, es_inspect: Any, cut: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = renamed_minilm(
         tmp_path / "standin-code", auto_map={"AutoModel": "modeling_standin.StandInBertModel"}
@@ -158,6 +158,6 @@ def test_a_model_with_its_own_code_runs_only_with_the_flag_and_says_so(
     run_dir = _run(es_url, cut, folder, tmp_path / "run", "--trust-remote-code")
     model = Manifest.load(run_dir / "manifest.json").model
     assert model is not None and model.trust_remote_code
-    ours, bundled = _vectors(es_client, model.field), _vectors(es_client, "vec_all_minilm_l6_v2")
+    ours, bundled = _vectors(es_inspect, model.field), _vectors(es_inspect, "vec_all_minilm_l6_v2")
     doc_id = next(iter(ours))
     np.testing.assert_allclose(ours[doc_id], bundled[doc_id], atol=1e-6)  # the stand-in computes as BERT
