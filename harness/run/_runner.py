@@ -111,8 +111,11 @@ def _run(
     )
     for notice in plan.notices:
         console.print(f"notice: {notice}", style="dim", highlight=False)
-    for line in cost_lines(plan):  # the cost of --tune-on's sweep, said before any work
-        console.print(line, highlight=False)
+    costs = Console(
+        stderr=True, soft_wrap=True
+    )  # the cost of --tune-on's sweep, said on stderr before any work
+    for line in cost_lines(plan):
+        costs.print(line, highlight=False)
     check_resume(plan, console)
     manifest = start_manifest(plan, settings, caps)
     write_manifest(plan.run_dir, manifest)

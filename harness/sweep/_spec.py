@@ -149,7 +149,7 @@ class SweepSpec:
         info = fusion.info if fusion.info.tunable else FUSION_METHODS["wsum"]
         norms = (fusion.norm or "none",) if not info.rank_based else ()
         if info.name == "rrf":
-            return cls.parse(NAMED_GRIDS["rrf"])
+            return cls.parse("rrf")
         return cls((info.name,), norms, tuple((w,) for w in _range("", "0.0..1.0/0.1")))
 
     def check(self, text: str) -> None:
