@@ -39,10 +39,11 @@ def sweep_table(name: str, ds: DatasetResult) -> Table | None:
             Cell(_config(sweep.in_sample_config), dim=True),
         ),
     ]
+    kfold = len(c.folds) > 1 or c.tune_on.startswith("kfold")
     for f in c.folds:
         rows.append(
             (
-                Cell(f"fold {f.fold}"),
+                Cell(f"fold {f.fold}" if kfold else f"chosen on {c.tune_on}"),
                 Cell(f"{f.held_out_score:.4f}"),
                 Cell(f"{f.choose_score:.4f} ({f.choose_queries} q)"),
                 Cell(str(f.held_out_queries)),

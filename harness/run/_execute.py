@@ -366,7 +366,10 @@ class Executor:
             f"sweep of {fused.name} on {ds.name} ({tuning}): held-out {PRIMARY_MEASURE.key} "
             f"{selection.held_out:.4f}; in-sample best {selection.in_sample_score:.4f} "
             f"({selection.in_sample_best}, optimistic); chosen: "
-            + "; ".join(f"fold {f.fold + 1} {f.chosen}" for f in selection.folds),
+            + "; ".join(
+                f"fold {f.fold + 1} {f.chosen}" if tuning.is_kfold else f"on {tuning.split} {f.chosen}"
+                for f in selection.folds
+            ),
             highlight=False,
         )
         return SweepOutcome(fused.name, tuning, str(cfg.sweep_spec), selection, configs, held)

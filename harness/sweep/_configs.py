@@ -23,6 +23,9 @@ from harness.eval import FusionSpec, Run, fuse, top_k
 from harness.sweep._spec import SweepSpec
 from indexer import ConfigError
 
+#: the fusion provider's stage: providers of input runs (template parameters) take lower ones
+FUSION_STAGE = 100
+
 RunSet = Mapping[str, Mapping[str, Mapping[str, float]]]
 
 
@@ -45,7 +48,13 @@ class Choice:
 
 
 class Provider(Protocol):
-    """Offers the choices of one kind of parameter, and applies one of them to a set of runs."""
+    """Offers the choices of one kind of parameter, and applies one of them to a set of runs.
+
+    ``stage`` orders providers: lower stages apply first (what produces the input arms' runs comes
+    before what combines them; fusion is :data:`FUSION_STAGE`).
+    """
+
+    stage: int
 
     def choices(self, spec: Any, ctx: SweepContext) -> Sequence[Choice]: ...
 
@@ -56,6 +65,7 @@ class FusionProvider:
     """Fusion method x normalisation x weights x k: each choice fuses the inputs into the output arm."""
 
     name = "fusion"
+    stage = FUSION_STAGE
 
     def choices(self, spec: Any, ctx: SweepContext) -> Sequence[Choice]:
         if not isinstance(spec, SweepSpec):
@@ -67,7 +77,7 @@ class FusionProvider:
         return {ctx.output: top_k(fuse({a: runs[a] for a in ctx.inputs}, value), ctx.depth)}
 
 
-#: providers in the order their choices apply (inputs before what combines them)
+#: every provider of sweep choices, by name (applied in the order of their ``stage``)
 PROVIDERS: dict[str, Provider] = {FusionProvider.name: FusionProvider()}
 
 
@@ -104,7 +114,8 @@ def grid(specs: Mapping[str, Any], ctx: SweepContext) -> tuple[Configuration, ..
     unknown = sorted(set(specs) - set(PROVIDERS))
     if unknown:
         raise ConfigError(f"unknown sweep provider {unknown[0]!r}; expected among {', '.join(PROVIDERS)}")
-    axes = [PROVIDERS[name].choices(specs[name], ctx) for name in PROVIDERS if name in specs]
+    order = sorted(specs, key=lambda name: (PROVIDERS[name].stage, name))
+    axes = [PROVIDERS[name].choices(specs[name], ctx) for name in order]
     configs = tuple(Configuration(tuple(combo)) for combo in itertools.product(*axes))
     if not configs:
         raise ConfigError("the sweep grid is empty: expected at least one configuration")

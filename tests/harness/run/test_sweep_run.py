@@ -8,15 +8,17 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from harness._search import ArmRun
 from harness.cli import main
 from harness.eval import FusionSpec, evaluate, fuse, top_k
-from harness.results import RunResults, load_per_query
+from harness.results import RunResults, load_per_query, schema
 from harness.sweep import SweepSpec, kfold_split
 from indexer import read_json
 from indexer.data import load_dataset
@@ -105,6 +107,9 @@ def test_kfold_reports_the_held_out_score_not_the_in_sample_maximum(
     tests = {(c.arm_a, c.arm_b): c for c in data.significance}
     assert tests[("lexical", "hybrid")].mean_b == pytest.approx(held_out, abs=1e-6)
     assert tests[("vector", "hybrid")].mean_b == pytest.approx(held_out, abs=1e-6)
+    data_json = json.loads((out / "results.json").read_text())
+    assert list(jsonschema.Draft202012Validator(schema()).iter_errors(data_json)) == []
+    assert data_json["manifest"]["tuning"]["sweep-test-only"]["folds"][0]["chosen"]["fusion"]
     report = (out / "report.md").read_text()
     assert "held-out (reported)" in report and "in-sample best (optimistic)" in report
 

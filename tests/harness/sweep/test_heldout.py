@@ -31,7 +31,7 @@ def test_kfold_folds_hold_each_fold_out_once() -> None:
     folds = kfold_split(QIDS, 4, seed=1)
     pairs = kfold_folds(folds)
     assert [tuple(out) for _, out in pairs] == list(folds)
-    for (inside, out), fold in zip(pairs, folds, strict=True):
+    for inside, out in pairs:
         assert not set(inside) & set(out) and set(inside) | set(out) == set(QIDS)
 
 
