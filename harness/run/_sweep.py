@@ -28,7 +28,7 @@ from harness.sweep import (
     kfold_split,
     select,
 )
-from indexer import Dataset, progress
+from indexer import ConfigError, Dataset, progress
 
 if TYPE_CHECKING:
     from harness.run._config import RunConfig
@@ -67,6 +67,26 @@ def configurations(config: RunConfig, ctx: SweepContext) -> tuple[Configuration,
     return grid({FUSION: config.sweep_spec}, ctx)
 
 
+def check_protocol(tune: TuneOn, ds: Dataset) -> int:
+    """The number of queries the sweep chooses on besides the evaluated ones; a ConfigError before any work
+    when the protocol cannot run on ``ds`` (too few queries for K folds, no such split, the evaluated one)."""
+    queries = len(ds.queries)
+    if tune.folds is not None:
+        if tune.folds > queries:
+            raise ConfigError(
+                f"expected kfold:K with 2 <= K <= {queries} (the queries of {ds.name}), found K={tune.folds}"
+            )
+        return 0
+    if tune.split == (ds.split or "test"):
+        raise ConfigError(f"--tune-on {tune.split} is the evaluation split: tuning must never see it")
+    if tune.split not in ds.splits:
+        raise ConfigError(
+            f"dataset {ds.name} has no {tune.split!r} split to tune on (splits: {', '.join(ds.splits) or 'none'}); "
+            "without one, use --tune-on kfold[:K]"
+        )
+    return len(ds.with_split(tune.split).queries)
+
+
 def cost_lines(plan: RunPlan) -> list[str]:
     """What each dataset's sweep will cost, said before any work: configurations x queries (x folds)."""
     cfg, out = plan.config, list[str]()
@@ -77,17 +97,15 @@ def cost_lines(plan: RunPlan) -> list[str]:
         fused = primary_fused(dsplan)
         n = len(configurations(cfg, SweepContext(fused.inputs, fused.name, cfg.depth)))
         ds, queries = dsplan.dataset, len(dsplan.dataset.queries)
+        train = check_protocol(tune, ds)
         if tune.folds is not None:
             held = queries // tune.folds
             how = f"{tune}: each fold chooses on ~{queries - held} queries and scores the other ~{held}"
-            total = n * queries
         else:
-            train = len(ds.with_split(tune.split).queries) if tune.split in ds.splits else 0
             how = f"chosen on {tune.split} ({train} queries), scored on {ds.split or 'test'} ({queries})"
-            total, queries = n * (queries + train), queries + train
         out.append(
-            f"sweep of {fused.name} on {ds.name}: {n} configurations x {queries} queries = {total:,} "
-            f"rankings scored on {PRIMARY_MEASURE.key} ({how}); grid {cfg.sweep_spec}"
+            f"sweep of {fused.name} on {ds.name}: {n} configurations x {queries + train} queries = "
+            f"{n * (queries + train):,} rankings scored on {PRIMARY_MEASURE.key} ({how}); grid {cfg.sweep_spec}"
         )
     return out
 
