@@ -110,9 +110,6 @@ class Selection:
     """Best configuration on the evaluated queries themselves, and its mean there (optimistic)."""
     configurations: int
 
-    def chosen_for(self, qid: str) -> str:
-        return next(f.chosen for f in self.folds if qid in f.held_out)
-
 
 def _mean(scores: Mapping[str, float], qids: Sequence[str]) -> float:
     return math.fsum(scores[q] for q in qids) / len(qids)
