@@ -1,9 +1,9 @@
-"""``--tune-on`` sweeps end to end on the real engine (Elasticsearch) and real SciFact data (300-document cuts).
+"""``--tune-on`` sweeps end to end on the real engines and real SciFact data (300-document cuts).
 
-* k-fold on a dataset without a train split: the reported score is recomputed here from the arms'
+* k-fold on a dataset without a train split (on both engines): the reported score is recomputed here from the arms'
   checkpointed runs, fold by fold (fuse the held-out queries with the fold's choice, score them), and it
   is not the in-sample maximum of the grid, recomputed here too;
-* a train split: chosen on train, scored on test; the held-out per-query scores feed the paired tests.
+* a train split (Elasticsearch): chosen on train, scored on test, the test oracle reported apart.
 """
 
 from __future__ import annotations
@@ -61,10 +61,10 @@ def _score(
 
 
 def test_kfold_reports_the_held_out_score_not_the_in_sample_maximum(
-    es_url: str, no_train: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    engine_url: str, no_train: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "kfold"
-    _run(es_url, no_train, out, "--tune-on", "kfold:4", "--seed", "7")
+    _run(engine_url, no_train, out, "--tune-on", "kfold:4", "--seed", "7")
     printed = capsys.readouterr()
     configs = SweepSpec.parse(GRID).configurations(2)
     cost = f"sweep of hybrid on sweep-test-only: {len(configs)} configurations x 40 queries = {len(configs) * 40:,}"
