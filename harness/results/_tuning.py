@@ -35,6 +35,8 @@ class TuningChoices:
     configurations: int
     measure: str
     folds: tuple[SweepFold, ...] = ()
+    every_value: str = ""
+    """The grid with every value spelled out (``grid`` is as given: a name, or ranges)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -197,7 +197,7 @@ class RunConfig:
         if self.sweep is None:
             data.pop("sweep")  # runs made before --sweep-fusion keep their hash
         else:
-            data["sweep"] = str(self.sweep)
+            data["sweep"] = self.sweep_spec.canonical()
         return data
 
     def with_output(self, output: Path) -> RunConfig:

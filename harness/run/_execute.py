@@ -372,4 +372,4 @@ class Executor:
             ),
             highlight=False,
         )
-        return SweepOutcome(fused.name, tuning, str(cfg.sweep_spec), selection, configs, held)
+        return SweepOutcome(fused.name, tuning, cfg.sweep_spec, selection, configs, held)

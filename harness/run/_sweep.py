@@ -22,6 +22,7 @@ from harness.sweep import (
     Configuration,
     Selection,
     SweepContext,
+    SweepSpec,
     TuneOn,
     grid,
     kfold_folds,
@@ -43,7 +44,7 @@ class SweepOutcome:
 
     arm: str
     tune_on: TuneOn
-    grid: str
+    grid: SweepSpec
     selection: Selection
     configurations: dict[str, Configuration]
     runs: dict[str, ArmRun]
@@ -181,12 +182,13 @@ def tuning_choices(sweep: SweepOutcome, seed: int) -> TuningChoices:
     )
     return TuningChoices(
         arm=sweep.arm,
-        grid=sweep.grid,
+        grid=str(sweep.grid),
         tune_on=str(sweep.tune_on),
         seed=seed,
         configurations=sweep.selection.configurations,
         measure=PRIMARY_MEASURE.key,
         folds=folds,
+        every_value=sweep.grid.canonical(),
     )
 
 

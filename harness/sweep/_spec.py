@@ -19,8 +19,9 @@ product of that method's axes. A single number ``w`` as weights means ``w/(1-w)`
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harness.eval import FUSION_METHODS, NORMALIZATIONS, FusionMethod, FusionSpec
 from indexer import ConfigError
@@ -118,26 +119,29 @@ class SweepSpec:
     """A fusion grid: methods, and the normalisations, weights and k's each takes.
 
     Empty ``norms``/``ks`` mean each method's default; empty ``weights`` are allowed only when no
-    method takes weights. ``str()`` gives the canonical text, which :meth:`parse` reads back.
+    method takes weights. ``str()`` gives the text as given, :meth:`canonical` every value; :meth:`parse`
+    reads both back to an equal spec.
     """
 
     methods: tuple[str, ...]
     norms: tuple[str, ...] = ()
     weights: tuple[Weights, ...] = ()
     ks: tuple[int, ...] = ()
-    name: str | None = None  # the named grid it came from, if any
+    text: str | None = field(default=None, compare=False)
+    """As given (a grid name, or the axes with their ranges); ``str()`` shows it, :meth:`canonical` lists all."""
 
     @classmethod
     def parse(cls, text: str) -> SweepSpec:
         raw = text.strip()
         if raw.lower() in NAMED_GRIDS:
-            return replace_name(cls.parse(NAMED_GRIDS[raw.lower()]), raw.lower())
+            return dataclasses.replace(cls.parse(NAMED_GRIDS[raw.lower()]), text=raw.lower())
         axes = _split_axes(raw)
         spec = cls(
             methods=_methods(raw, axes[AXIS_METHOD]),
             norms=_norms(raw, axes.get(AXIS_NORM, [])),
             weights=tuple(w for v in axes.get(AXIS_WEIGHTS, []) for w in _weights(raw, v)),
             ks=tuple(dict.fromkeys(k for v in axes.get(AXIS_K, []) for k in _ks(raw, v))),
+            text="".join(raw.split()),
         )
         spec.check(raw)
         return spec
@@ -182,8 +186,10 @@ class SweepSpec:
         return tuple(out.values())
 
     def __str__(self) -> str:
-        if self.name is not None:
-            return self.name
+        return self.text or self.canonical()
+
+    def canonical(self) -> str:
+        """Every value of every axis spelled out: what the grid is, whatever name or range gave it."""
         parts = [f"{AXIS_METHOD}={','.join(self.methods)}"]
         if self.norms:
             parts.append(f"{AXIS_NORM}={','.join(self.norms)}")
@@ -213,7 +219,3 @@ def _expand(weights: Weights, arms: int, text: str) -> Weights:
     if any(w < 0 for w in weights):
         raise _err(text, f"expected weights >= 0, found {'/'.join(f'{w:g}' for w in weights)}")
     return weights
-
-
-def replace_name(spec: SweepSpec, name: str) -> SweepSpec:
-    return SweepSpec(spec.methods, spec.norms, spec.weights, spec.ks, name)

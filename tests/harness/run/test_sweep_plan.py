@@ -36,6 +36,8 @@ def test_the_config_carries_the_grid_and_its_identity() -> None:
     cfg = RunConfig(mode="hybrid", tune_on="kfold:3", sweep="method=wsum;weights=0.2,0.8")
     assert cfg.tuning == TuneOn(folds=3) and cfg.sweep_spec == SweepSpec.parse("method=wsum;weights=0.2,0.8")
     assert cfg.identity()["sweep"] == "method=wsum;weights=0.2,0.8" and cfg.identity()["tune_on"] == "kfold:3"
+    same = RunConfig(mode="hybrid", tune_on="kfold:3", sweep="method=wsum; weights=0.2..0.8/0.6")
+    assert same.identity() == cfg.identity()  # the same grid however it is spelled: the same run
     plain = RunConfig(mode="hybrid", fusion="rrf", tune_on="train")
     assert "sweep" not in plain.identity()  # runs made before --sweep-fusion keep their config hash
     assert str(plain.sweep_spec) == "rrf"

@@ -79,6 +79,7 @@ def test_kfold_reports_the_held_out_score_not_the_in_sample_maximum(
     sweep, tuning = data.sweep, results.manifest.tuning["sweep-test-only"]
     assert sweep is not None and sweep.choices == tuning and tuning.tune_on == "kfold:4" and tuning.seed == 7
     assert tuning.configurations == len(configs) and [f.fold for f in tuning.folds] == [1, 2, 3, 4]
+    assert tuning.grid == GRID and tuning.every_value == SweepSpec.parse(GRID).canonical()
 
     # recomputed here, fold by fold, from the searched runs: the seeded folds, each with its recorded choice
     ds = load_dataset(str(no_train))

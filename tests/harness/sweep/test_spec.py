@@ -23,9 +23,10 @@ def test_a_joint_grid_is_the_union_over_methods_of_their_own_axes() -> None:
 
 
 def test_canonical_text_round_trips() -> None:
-    spec = SweepSpec.parse("method=wsum,rrf;weights=0.2/0.8,0.5;k=10..30/10;norm=none")
-    assert str(spec) == "method=wsum,rrf;norm=none;weights=0.2/0.8,0.5;k=10,20,30"
-    assert SweepSpec.parse(str(spec)) == spec
+    spec = SweepSpec.parse("method=wsum,rrf; weights=0.2/0.8,0.5; k=10..30/10; norm=none")
+    assert str(spec) == "method=wsum,rrf;weights=0.2/0.8,0.5;k=10..30/10;norm=none"  # as given
+    assert spec.canonical() == "method=wsum,rrf;norm=none;weights=0.2/0.8,0.5;k=10,20,30"
+    assert SweepSpec.parse(str(spec)) == spec == SweepSpec.parse(spec.canonical())
     assert [str(c) for c in spec.configurations(2)] == [
         "wsum:norm=none,weights=0.2/0.8",
         "wsum:norm=none,weights=0.5/0.5",
@@ -38,7 +39,8 @@ def test_canonical_text_round_trips() -> None:
 def test_named_grids() -> None:
     for name, text in NAMED_GRIDS.items():
         spec = SweepSpec.parse(name)
-        assert str(spec) == name and spec.configurations(2) == SweepSpec.parse(text).configurations(2)
+        assert str(spec) == name and spec == SweepSpec.parse(text)
+        assert spec.canonical() == SweepSpec.parse(text).canonical()
     assert len(SweepSpec.parse("default").configurations(2)) == 36
     assert len(SweepSpec.parse("rrf").configurations(2)) == 10
 
