@@ -58,7 +58,20 @@ FusionOpt = Annotated[
 ]
 TuneOnOpt = Annotated[
     str | None,
-    _opt("--tune-on", help="Tune fusion and in-engine sum weights on this split (e.g. train)."),
+    _opt(
+        "--tune-on",
+        help="Choose the fusion held out: on a split (train; also tunes the in-engine sum), or by "
+        "k-fold cross-validation over the queries (kfold, kfold:K; default 5, seeded by --seed).",
+    ),
+]
+SweepFusionOpt = Annotated[
+    str | None,
+    _opt(
+        "--sweep-fusion",
+        help="The grid --tune-on chooses from: default|weights|rrf, or e.g. "
+        "'method=rrf,wsum,combmnz;norm=min-max,zmuv;weights=0.1..0.9/0.1;k=20,60' "
+        "(default: --fusion's method and its parameter).",
+    ),
 ]
 AnalysisOpt = Annotated[
     str | None,
@@ -147,6 +160,7 @@ def run_command(
     trust_remote_code: TrustRemoteCodeOpt = False,
     fusion: FusionOpt = "rrf",
     tune_on: TuneOnOpt = None,
+    sweep_fusion: SweepFusionOpt = None,
     expansion: ExpansionOpt = None,
     rerank: RerankOpt = None,
     rerank_arm: RerankArmOpt = None,
@@ -190,6 +204,7 @@ def run_command(
         ),
         fusion=fusion,
         tune_on=tune_on,
+        sweep=sweep_fusion,
         expansion=expansion,
         rerank=rerank,
         rerank_arms=tuple(rerank_arm or ()),

@@ -21,6 +21,7 @@ from harness.inspect._markdown import render_markdown
 from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, dataset_tables, load_table
 from harness.inspect._records import TOP_HITS, RecordContext, build_records
+from harness.inspect._sweep_table import sweep_table
 from harness.inspect._table import SIG_MARK, Cell, Column, Table, print_table, to_html, to_markdown
 from harness.inspect._tables import arm_table, fmt, paper_table, significance_table, summary_table
 
@@ -48,6 +49,7 @@ __all__ = [
     "saved_object_files",
     "significance_table",
     "summary_table",
+    "sweep_table",
     "to_html",
     "to_markdown",
     "worst_queries",

@@ -16,6 +16,7 @@ from pathlib import Path
 from harness.inspect._frontier import frontier_svg
 from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, load_table
+from harness.inspect._sweep_table import sweep_table
 from harness.inspect._table import SIG_MARK, to_html
 from harness.inspect._tables import arm_table, fmt, paper_table, significance_table
 from harness.results import DatasetResult, EvalRecord, QueryScores, RunResults, load_per_query, load_records
@@ -301,6 +302,8 @@ def _section(
     compare, baseline = pair
     sid = _id(name)
     tables = to_html(arm_table(name, ds))
+    swept = sweep_table(name, ds)
+    tables += to_html(swept) if swept is not None else ""
     tables += _performance(name, ds)
     if ds.significance:
         tables += to_html(significance_table(name, ds.significance), css_class="sig-table")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, load_table
+from harness.inspect._sweep_table import sweep_table
 from harness.inspect._table import to_markdown
 from harness.inspect._tables import arm_table, significance_table, summary_table
 from harness.results import ExpansionInfo, RunResults
@@ -18,6 +19,9 @@ def render_markdown(results: RunResults) -> str:
     out.append(to_markdown(summary_table(results), heading="## nDCG@10 summary"))
     for name, ds in results.datasets.items():
         out.append(to_markdown(arm_table(name, ds), heading=f"## {name}"))
+        swept = sweep_table(name, ds)
+        if swept is not None:
+            out.append(to_markdown(swept, heading=f"### {name}: held-out sweep"))
         loads = load_table(name, ds)
         if loads is not None:
             out.append(to_markdown(loads, heading=f"### {name}: load phase"))

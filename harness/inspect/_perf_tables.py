@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.inspect._overlap import overlap_table
+from harness.inspect._sweep_table import sweep_table
 from harness.inspect._table import Cell, Column, Table
 from harness.inspect._tables import arm_table, significance_table
 from harness.results import AnnSweep, DatasetResult, Distribution
@@ -111,6 +112,9 @@ def dataset_tables(name: str, ds: DatasetResult) -> list[Table]:
     """What the terminal prints for one dataset: arms, load phase and ANN sweep (when measured), tests,
     and how much the tested pairs agree (overlap@k, RBO)."""
     tables = [arm_table(name, ds)]
+    swept = sweep_table(name, ds)
+    if swept is not None:
+        tables.append(swept)
     loads = load_table(name, ds)
     if loads is not None:
         tables.append(loads)

@@ -8,6 +8,7 @@ Public surface::
     trec_path(run_dir, dataset, arm), load_ranking(path), rank_run(ranking)   runs/<dataset>/<arm>.trec
     ArmResult.load (LoadResult, Distribution), ArmResult.ann (AnnRecall), DatasetResult.ann_sweep
     (AnnSweep, AnnPoint, SweepSettings); Manifest.load (LoadSettings)
+    DatasetResult.sweep (HeldOutSweep), Manifest.tuning (TuningChoices, SweepFold)   --tune-on
     QueryScores, load_per_query(run_dir)          per_query.jsonl
     Overlap (DatasetResult.overlap); PairScores, load_pair_scores(run_dir)   overlap.jsonl
     EvalRecord, load_records(run_dir)             records.jsonl (the evaluation records)
@@ -80,6 +81,7 @@ from harness.results._records import (
     record_id,
 )
 from harness.results._trec import RUNS_FOLDER, Ranking, load_ranking, rank_run, trec_path
+from harness.results._tuning import HeldOutSweep, SweepFold, TuningChoices
 
 SCHEMA_RESOURCE = f"resources/schema/results-v{SCHEMA_VERSION}.schema.json"
 
@@ -119,6 +121,7 @@ __all__ = [
     "EngineInfo",
     "EvalRecord",
     "ExpansionInfo",
+    "HeldOutSweep",
     "JudgmentsApplied",
     "LoadResult",
     "LoadSampleRecord",
@@ -139,8 +142,10 @@ __all__ = [
     "RelevantCounts",
     "RescoreInfo",
     "RunResults",
+    "SweepFold",
     "SweepSettings",
     "TopHit",
+    "TuningChoices",
     "load_pair_scores",
     "load_per_query",
     "load_ranking",

@@ -21,6 +21,7 @@ from harness._errors import RunError
 from harness.eval import Comparison, FusionSpec, Overlap
 from harness.results._codec import decode, encode
 from harness.results._perf import AnnRecall, AnnSweep, LoadResult, LoadSettings, SweepSettings
+from harness.results._tuning import HeldOutSweep, TuningChoices
 from indexer import Capabilities, write_json_atomic
 
 #: the version of the results.json layout (the JSON Schema is ``results-v<N>.schema.json``).
@@ -102,6 +103,7 @@ class DatasetResult:
     fingerprint: str = ""
     ann_sweep: AnnSweep | None = None
     overlap: tuple[Overlap, ...] = ()
+    sweep: HeldOutSweep | None = None  # --tune-on: the fused arm's held-out score and in-sample best
 
     @property
     def queries(self) -> int:
@@ -247,6 +249,8 @@ class Manifest:
     ann_sweep: SweepSettings | None = None  # what ``--ann-sweep`` covered, when it ran
     #: the analysis chain of the run's indices (english | hunspell | standard)
     analysis: str | None = None
+    #: per dataset, what --tune-on chose for its fused arm, fold by fold
+    tuning: dict[str, TuningChoices] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = encode(self)

@@ -36,6 +36,7 @@ from harness.results import (
 from harness.run._execute import DatasetOutcome
 from harness.run._perf import performance_settings, with_performance
 from harness.run._plan import RunPlan
+from harness.run._sweep import held_out_sweep, tuning_choices
 from indexer import Capabilities, ConnectionSettings, __version__
 
 
@@ -151,11 +152,13 @@ def dataset_result(outcome: DatasetOutcome, tests: Sequence[Comparison], seed: i
     n = len(outcome.dataset.queries)
     summary = outcome.index_summary
     weighted = {a.name for a in outcome.plan.weighted_arms}
+    arms = {
+        arm: arm_result(outcome.runs[arm], ev, n, seed, outcome.sum_weights if arm in weighted else None)
+        for arm, ev in outcome.evaluations.items()
+    }
+    sweep = outcome.sweep
     return DatasetResult(
-        arms={
-            arm: arm_result(outcome.runs[arm], ev, n, seed, outcome.sum_weights if arm in weighted else None)
-            for arm, ev in outcome.evaluations.items()
-        },
+        arms=arms,
         significance=tuple(c for c in tests if c.dataset == name),
         paper={row.label: PaperBaseline(row.system, row.score) for row in reference_rows(name, "ndcg_at_10")},
         index=outcome.index,
@@ -164,6 +167,7 @@ def dataset_result(outcome: DatasetOutcome, tests: Sequence[Comparison], seed: i
         timings=outcome.timings,
         fingerprint=outcome.dataset.fingerprint.combined,
         overlap=tuple(summary for summary, _ in arm_overlaps(outcome)),
+        sweep=held_out_sweep(sweep, arms[sweep.arm], seed) if sweep is not None else None,
     )
 
 
@@ -175,6 +179,7 @@ def assemble(plan: RunPlan, outcomes: Sequence[DatasetOutcome], manifest: Manife
         status="complete",
         finished=datetime.now(UTC).isoformat(),
         fusion_tuned={o.dataset.name: o.fusion for o in outcomes if plan.config.tune_on and o.fusion},
+        tuning={o.dataset.name: tuning_choices(o.sweep, plan.config.seed) for o in outcomes if o.sweep},
         **performance_settings(plan.config, outcomes),
     )
     datasets = {

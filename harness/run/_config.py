@@ -19,6 +19,7 @@ from harness.load import LoadOptions
 from harness.rerank import RerankSpec
 from harness.sinks import SINKS
 from harness.strategies import LEXICAL_FIELDS, MODES
+from harness.sweep import SweepSpec, TuneOn, parse_tune_on
 from indexer import ANALYSIS_CHAINS, BM25_FIELDS, DEFAULT_EMBED_BACKEND, ConfigError, backend_names
 
 MAX_DEPTH = 1000
@@ -59,7 +60,8 @@ class RunConfig:
     trust_remote_code: bool = False  # let a model's own Python code run (--trust-remote-code)
     embed_backend: str = DEFAULT_EMBED_BACKEND
     fusion: FusionSpec | str = "rrf"
-    tune_on: str | None = None
+    tune_on: str | None = None  # a split name (train), kfold or kfold:K (harness.sweep.parse_tune_on)
+    sweep: SweepSpec | str | None = None  # --sweep-fusion: the grid --tune-on chooses from
     expansion: str | None = None
     rerank: str | None = None
     rerank_arms: tuple[str, ...] = ()
@@ -102,6 +104,15 @@ class RunConfig:
             raise ConfigError(f"expected a significance level alpha between 0 and 1, found {self.alpha}")
         if self.tune_on is not None and self.mode != "hybrid":
             raise ConfigError("--tune-on tunes fusion weights, so it needs the hybrid mode")
+        if self.sweep is not None and self.tune_on is None:
+            raise ConfigError(
+                "--sweep-fusion needs --tune-on train or kfold[:K]: expected held-out queries to score the "
+                "chosen configuration on, found none (the best in-sample score is optimistic)"
+            )
+        if self.tune_on is not None:
+            parse_tune_on(self.tune_on)
+        if isinstance(self.sweep, str):
+            object.__setattr__(self, "sweep", SweepSpec.parse(self.sweep))
         if self.rerank is not None:
             RerankSpec.parse(self.rerank)
             unknown = [a for a in self.rerank_arms if a.split("+")[0] not in MODES[self.mode]]
@@ -130,6 +141,16 @@ class RunConfig:
     def fusion_spec(self) -> FusionSpec:
         assert isinstance(self.fusion, FusionSpec)  # normalised by __post_init__
         return self.fusion
+
+    @property
+    def tuning(self) -> TuneOn | None:
+        """``--tune-on`` parsed: a train split or k folds."""
+        return parse_tune_on(self.tune_on) if self.tune_on is not None else None
+
+    @property
+    def sweep_spec(self) -> SweepSpec:
+        """The grid ``--tune-on`` chooses from: ``--sweep-fusion``, or the ``--fusion`` method's parameters."""
+        return self.sweep if isinstance(self.sweep, SweepSpec) else SweepSpec.for_method(self.fusion_spec)
 
     @property
     def sum_weights(self) -> tuple[float, float]:
@@ -173,6 +194,10 @@ class RunConfig:
         for key in ("base_url", "api_key_env"):  # where the endpoint is does not change what it computes
             data.pop(key)
         data["fusion"] = str(self.fusion_spec)
+        if self.sweep is None:
+            data.pop("sweep")  # runs made before --sweep-fusion keep their hash
+        else:
+            data["sweep"] = self.sweep_spec.canonical()
         return data
 
     def with_output(self, output: Path) -> RunConfig:

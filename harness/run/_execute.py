@@ -24,13 +24,21 @@ from harness.eval import (
     FusionSpec,
     evaluate,
     fuse,
-    optimize_fusion,
     top_k,
     tune_sum_weights,
 )
 from harness.rerank import Reranker
 from harness.run._plan import DatasetPlan, PlannedArm, RunPlan
+from harness.run._sweep import (
+    SweepOutcome,
+    configurations,
+    held_out_runs,
+    kfold_selection,
+    primary_fused,
+    score_matrix,
+)
 from harness.strategies import QueryInput, RerankedArm, SearchArm, SearchContext
+from harness.sweep import SweepContext, select
 from indexer import (
     BM25_PARAMS,
     Backend,
@@ -67,6 +75,7 @@ class DatasetOutcome:
     index_summary: IndexSummary | None
     performance: DatasetPerformance | None = None  # the load phase, ANN recall and sweep (harness.run._perf)
     sum_weights: tuple[float, float] | None = None  # of the in-engine weighted sum, when it ran
+    sweep: SweepOutcome | None = None  # what --tune-on chose for the fused arms (harness.run._sweep)
 
     @property
     def dataset(self) -> Dataset:
@@ -128,9 +137,13 @@ class Executor:
             timings,
             weights,
         )
-        fusion = None
-        if dsplan.fused_arms:
-            fusion = self._fusion(dsplan, summary.index, ckpt)
+        fusion, sweep = None, None
+        if dsplan.fused_arms and self.config.tune_on:
+            sweep = self._sweep(dsplan, runs, summary.index, ckpt)
+            fusion = sweep.fusion
+            runs.update(sweep.runs)
+        elif dsplan.fused_arms:
+            fusion = self.config.fusion_spec
             for arm in dsplan.fused_arms:
                 runs[arm.name] = self._fuse({name: runs[name] for name in arm.inputs}, fusion)
         for arm in dsplan.reranked_arms:
@@ -143,7 +156,15 @@ class Executor:
             name: evaluate(ds.qrels, res.run, self.config.measures) for name, res in ordered.items()
         }
         return DatasetOutcome(
-            dsplan, summary.index, ordered, evaluations, fusion, timings, summary, sum_weights=weights
+            dsplan,
+            summary.index,
+            ordered,
+            evaluations,
+            fusion,
+            timings,
+            summary,
+            sum_weights=weights,
+            sweep=sweep,
         )
 
     # ------------------------------------------------------------------ index
@@ -278,8 +299,9 @@ class Executor:
 
     def _train_runs(self, dsplan: DatasetPlan, index: str, ckpt: Path) -> tuple[Dataset, dict[str, ArmRun]]:
         """The ``--tune-on`` split and the runs of the hybrid's inputs on it (checkpointed, searched once)."""
-        ds, split = dsplan.dataset, self.config.tune_on
-        assert split is not None
+        ds, tuning = dsplan.dataset, self.config.tuning
+        assert tuning is not None and tuning.split is not None
+        split = tuning.split
         if split == (ds.split or "test"):
             raise ConfigError(f"--tune-on {split} is the evaluation split: tuning must never see it")
         if split not in ds.splits:
@@ -294,7 +316,13 @@ class Executor:
     def _sum_weights(self, dsplan: DatasetPlan, index: str, ckpt: Path) -> tuple[float, float]:
         """The in-engine sum's weights: --fusion's, or with ``--tune-on`` fitted on that split's runs."""
         cfg = self.config
-        if not cfg.tune_on:
+        if cfg.tuning is None or cfg.tuning.is_kfold:
+            if cfg.tuning is not None:
+                self.console.print(
+                    f"note: {cfg.tune_on} does not tune the in-engine sum (its weights are in the search "
+                    f"bodies); it runs with {cfg.sum_weights[0]:g}/{cfg.sum_weights[1]:g}",
+                    highlight=False,
+                )
             return cfg.sum_weights
         train, runs = self._train_runs(dsplan, index, ckpt)
         fused = next(a for a in dsplan.fused_arms if a.expansion is None)
@@ -314,21 +342,34 @@ class Executor:
         )
         return weights
 
-    def _fusion(self, dsplan: DatasetPlan, index: str, ckpt: Path) -> FusionSpec:
-        """The configured fusion, or with ``--tune-on`` one fitted on that split's runs of the fused inputs."""
-        cfg = self.config
-        if not cfg.tune_on:
-            return cfg.fusion_spec
-        train, runs = self._train_runs(dsplan, index, ckpt)
-        fused = next(a for a in dsplan.fused_arms if a.expansion is None)
-        ds = dsplan.dataset
-        method = cfg.fusion_spec.method if cfg.fusion_spec.info.tunable else "wsum"
-        tuned = optimize_fusion(
-            train.qrels,
-            {name: runs[name].run for name in fused.inputs},
-            method=method,
-            norm=cfg.fusion_spec.norm,
-            metric=PRIMARY_MEASURE.key,
+    def _sweep(self, dsplan: DatasetPlan, runs: dict[str, ArmRun], index: str, ckpt: Path) -> SweepOutcome:
+        """The fused arms chosen by ``--tune-on`` from the sweep grid, every query scored held out."""
+        cfg, ds = self.config, dsplan.dataset
+        tuning = cfg.tuning
+        assert tuning is not None
+        fused = primary_fused(dsplan)
+        ctx = SweepContext(fused.inputs, fused.name, cfg.depth)
+        configs = {c.label: c for c in configurations(cfg, ctx)}
+        inputs = {name: runs[name].run for name in fused.inputs}
+        score = score_matrix(list(configs.values()), ctx, inputs, ds, self.console, cfg.progress)
+        if tuning.folds is not None:
+            selection = kfold_selection(score, tuning.folds, cfg.seed)
+        else:
+            train, train_runs = self._train_runs(dsplan, index, ckpt)
+            train_inputs = {name: train_runs[name].run for name in fused.inputs}
+            choose = score_matrix(
+                list(configs.values()), ctx, train_inputs, train, self.console, cfg.progress
+            )
+            selection = select(choose, score, [(sorted(train.queries), sorted(next(iter(score.values()))))])
+        held = held_out_runs(runs, dsplan.fused_arms, selection, configs, cfg.depth)
+        self.console.print(
+            f"sweep of {fused.name} on {ds.name} ({tuning}): held-out {PRIMARY_MEASURE.key} "
+            f"{selection.held_out:.4f}; in-sample best {selection.in_sample_score:.4f} "
+            f"({selection.in_sample_best}, optimistic); chosen: "
+            + "; ".join(
+                f"fold {f.fold + 1} {f.chosen}" if tuning.is_kfold else f"on {tuning.split} {f.chosen}"
+                for f in selection.folds
+            ),
+            highlight=False,
         )
-        self.console.print(f"fusion tuned on {ds.name}/{cfg.tune_on} ({len(train.queries)} queries): {tuned}")
-        return tuned
+        return SweepOutcome(fused.name, tuning, cfg.sweep_spec, selection, configs, held)

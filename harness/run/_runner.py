@@ -20,6 +20,7 @@ from harness.run._execute import Executor
 from harness.run._perf import EngineOpener, publish_metrics, run_performance
 from harness.run._plan import RunPlan, mode_arms, needs_vectors, plan_run
 from harness.run._publish import MANIFEST_FILE, Publication, publish, write_manifest
+from harness.run._sweep import cost_lines
 from indexer import (
     Backend,
     CachedEmbedder,
@@ -110,6 +111,11 @@ def _run(
     )
     for notice in plan.notices:
         console.print(f"notice: {notice}", style="dim", highlight=False)
+    costs = Console(
+        stderr=True, soft_wrap=True
+    )  # the cost of --tune-on's sweep, said on stderr before any work
+    for line in cost_lines(plan):
+        costs.print(line, highlight=False)
     check_resume(plan, console)
     manifest = start_manifest(plan, settings, caps)
     write_manifest(plan.run_dir, manifest)

@@ -20,6 +20,9 @@ BAD: list[tuple[dict[str, object], list[str], str]] = [
     ({"mode": "lexical", "tune_on": "train"}, ["lexical", "--tune-on", "train"], "--tune-on tunes fusion weights, so it needs the hybrid mode"),
     ({"mode": "lexical", "test": "coin"}, ["lexical", "--test", "coin"], "expected --test in"),
     ({"mode": "hybrid", "fusion": "nosuch"}, ["hybrid", "--fusion", "nosuch"], "unknown fusion method 'nosuch'"),
+    ({"mode": "hybrid", "sweep": "default"}, ["hybrid", "--sweep-fusion", "default"], "--sweep-fusion needs --tune-on train or kfold[:K]: expected held-out queries"),
+    ({"mode": "hybrid", "tune_on": "kfold:1"}, ["hybrid", "--tune-on", "kfold:1"], "expected --tune-on kfold:K with K >= 2, found 'kfold:1'"),
+    ({"mode": "hybrid", "tune_on": "kfold", "sweep": "method=rrf;weights=0.5"}, ["hybrid", "--tune-on", "kfold", "--sweep-fusion", "method=rrf;weights=0.5"], "no listed method takes weights; methods that do: wsum, wmnz"),
     ({"mode": "lexical", "lexical_field": "x"}, ["lexical", "--lexical-field", "x"], "expected --lexical-field in ['combined', 'multi_match', 'beir'], found 'x'"),
 ]  # fmt: skip
 
