@@ -21,6 +21,7 @@ from harness.cli._embedding import (
     TrustRemoteCodeOpt,
 )
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
+from harness.cli._index import FieldMapOpt, MappingOpt
 from harness.eval import OVERLAP_K, RBO_P, STAT_TESTS
 from harness.inspect import dataset_tables, overlap_table, print_table, significance_table
 from harness.load import DEFAULT_DURATION_S, DEFAULT_WARMUP_S, MAX_CLIENTS, LoadOptions
@@ -155,6 +156,8 @@ def run_command(
     bm25: Bm25Opt = "es",
     lexical_field: LexicalFieldOpt = "combined",
     analysis: AnalysisOpt = None,
+    mapping: MappingOpt = None,
+    field_map: FieldMapOpt = None,
     batch_size: BatchOpt = 32,
     concurrency: ConcurrencyOpt = 2,
     timeout: TimeoutOpt = 60.0,
@@ -198,6 +201,8 @@ def run_command(
         bm25=bm25,
         lexical_field=lexical_field,
         analysis=analysis,
+        mapping=mapping,
+        field_map=field_map,
         search=SearchOptions(batch_size, concurrency, timeout, max_retries),
         test=test,
         seed=seed,
