@@ -201,8 +201,7 @@ def run_command(
         bm25=bm25,
         lexical_field=lexical_field,
         analysis=analysis,
-        mapping=mapping,
-        field_map=field_map,
+        **_mapping(mapping, field_map),
         search=SearchOptions(batch_size, concurrency, timeout, max_retries),
         test=test,
         seed=seed,
@@ -222,6 +221,11 @@ def _show(run_dir: Path, results: RunResults) -> None:
     console.print(
         f"\nrun directory: {run_dir}  (results.json, report.md, per_query.jsonl, runs/, records.jsonl)"
     )
+
+
+def _mapping(mapping: Path | None, field_map: str | None) -> dict[str, Any]:
+    """``--mapping`` and ``--field-map``, as RunConfig fields (read and checked there)."""
+    return {"mapping": mapping, "field_map": field_map}
 
 
 def _embedding(
