@@ -17,47 +17,13 @@ import pytest
 
 from indexer import Backend, ConfigError, UserMapping, load_user_mapping
 from indexer._build import IndexOptions, build_index, resolve_alias
-from indexer._layout import VectorOptions, vector_spec
 from indexer.data import Dataset, load_dataset
 from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
+from tests._mappings import FIELDS
+from tests._mappings import team_body as user_body
 from tests._support import scifact_subset
 
-OPTS = IndexOptions(progress=False, max_chunk_bytes=256 * 1024)
 N_DOCS = 150
-
-
-def user_body(backend: Backend, *, dims: int = 384, k1: float = 0.9) -> dict[str, Any]:
-    """An index-creation body like a production team's: their names, analyzer and similarity; the vector
-    field in the engine's own dialect (dense_vector / knn_vector)."""
-    text = {"type": "text", "analyzer": "plain_en", "similarity": "team_bm25"}
-    return {
-        "settings": {
-            "index": {
-                "number_of_shards": 1,
-                "similarity": {"team_bm25": {"type": "BM25", "k1": k1, "b": 0.5}},
-                "analysis": {
-                    "analyzer": {
-                        "plain_en": {
-                            "type": "custom",
-                            "tokenizer": "standard",
-                            "filter": ["lowercase", "stop"],
-                        }
-                    }
-                },
-            }
-        },
-        "mappings": {
-            "_meta": {"team": "search-ops"},
-            "properties": {
-                "headline": text,
-                "body": text,
-                "emb": backend.vector_mapping(vector_spec(dims, VectorOptions())),
-            },
-        },
-    }
-
-
-FIELDS = "title=headline,text=body,vector=emb"
 
 
 def write(path: Path, body: dict[str, Any]) -> Path:
