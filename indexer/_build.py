@@ -45,9 +45,9 @@ WINDOW = 1024
 LOADING_SETTINGS: dict[str, Any] = {"refresh_interval": "-1", "number_of_replicas": 0}
 
 
-def serving_settings(replicas: int) -> dict[str, Any]:
+def serving_settings(replicas: int, refresh_interval: str = "1s") -> dict[str, Any]:
     """Index settings once a load is over (what the loading settings replace)."""
-    return {"refresh_interval": "1s", "number_of_replicas": replicas}
+    return {"refresh_interval": refresh_interval, "number_of_replicas": replicas}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +90,17 @@ class _Layout:
         if self.mapping is not None:
             return self.mapping.source_doc(d.title, d.text)
         return {"id": d.id, "title": d.title, "text": d.text}
+
+    def default_replicas(self, caps: Capabilities) -> int:
+        """Replicas without --replicas: the user's body's, else 0 on a one-node cluster and 1 otherwise."""
+        own = self.mapping.setting("number_of_replicas") if self.mapping is not None else None
+        return int(own) if own is not None else (0 if caps.nodes < 2 else 1)
+
+    @property
+    def refresh_interval(self) -> str:
+        """Once loaded (loading runs without refreshes): the user's body's, else 1s."""
+        own = self.mapping.setting("refresh_interval") if self.mapping is not None else None
+        return str(own) if own is not None else "1s"
 
     def existing(self, backend: Backend, dataset: Dataset) -> dict[str, set[str]]:
         if self.mapping is not None:  # no id field of ours to sort on: ask by _id, a window at a time
@@ -332,8 +343,7 @@ def _add_vector_fields(
 
 def _finish(
     backend: Backend,
-    name: str,
-    alias: str,
+    layout: _Layout,
     dataset: Dataset,
     fields: list[str],
     meta: dict[str, Any],
@@ -341,11 +351,12 @@ def _finish(
 ) -> str:
     """Serving settings (``replicas`` None: the index's own left alone), verification, then the alias:
     published only when verified. Returns the mapping hash."""
+    name, alias = layout.name, layout.alias
     meta["status"] = "loaded"
     meta["mapping_hash"] = mapping_hash(backend.get_mapping(name).properties)
     backend.put_mapping(name, meta=meta)
     if replicas is not None:
-        backend.put_settings(name, {"index": serving_settings(replicas)})
+        backend.put_settings(name, {"index": serving_settings(replicas, layout.refresh_interval)})
     verify(backend, name, dataset, fields)
     meta["status"] = "published"
     meta["published"] = datetime.now(UTC).isoformat()
@@ -406,7 +417,7 @@ def build_index(
         if layout.mapping is None
         else {}  # the user's mapping holds its vector field (checked by _plan_layout)
     )
-    replicas = options.replicas if options.replicas is not None else (0 if caps.nodes < 2 else 1)
+    replicas = options.replicas if options.replicas is not None else layout.default_replicas(caps)
     meta = _new_meta(dataset, layout, caps, replicas)
     meta, created = _open_index(backend, name, dataset, _creation_body(layout, options, meta, vectors))
     if not created:
@@ -444,9 +455,7 @@ def build_index(
         and summary.skipped == dataset.corpus_size
         and options.replicas is None
     )
-    summary.mapping_hash = _finish(
-        backend, name, alias, dataset, fields, meta, None if untouched else replicas
-    )
+    summary.mapping_hash = _finish(backend, layout, dataset, fields, meta, None if untouched else replicas)
     summary.published = True
     summary.seconds = time.perf_counter() - started
     return summary

@@ -95,6 +95,13 @@ class UserMapping:
     def index_name(self, dataset_name: str, corpus_fingerprint: str) -> str:
         return f"{self.alias(dataset_name)}-{corpus_fingerprint[:12]}-u{self.sha256[:10]}"
 
+    def setting(self, key: str) -> Any:
+        """An index setting of the body (``{"index": {key}}``, ``"index.key"`` or ``key``), or None."""
+        settings: dict[str, Any] = self.body.get("settings", {})
+        nested = settings.get("index", {})
+        found = nested.get(key) if isinstance(nested, dict) else None
+        return found if found is not None else settings.get(f"index.{key}", settings.get(key))
+
     def creation_body(self, meta: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """(settings, mappings) to create the index with: the user's, their ``_meta`` extended with ours."""
         body = copy.deepcopy(self.body)

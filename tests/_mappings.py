@@ -20,6 +20,7 @@ def team_body(backend: Backend, *, dims: int = 384, k1: float = 0.9) -> dict[str
         "settings": {
             "index": {
                 "number_of_shards": 1,
+                "refresh_interval": "30s",  # theirs, kept once the load is over (it loads without refreshes)
                 "similarity": {"team_bm25": {"type": "BM25", "k1": k1, "b": 0.5}},
                 "analysis": {
                     "analyzer": {

@@ -70,6 +70,7 @@ def test_the_users_mapping_is_built_filled_and_searched_by_its_own_field_names(
     assert props["body"]["analyzer"] == "plain_en" and props["body"]["similarity"] == "team_bm25"
     settings = backend.get_settings(index)["index"]
     assert settings["similarity"]["team_bm25"]["k1"] == "0.9"
+    assert settings["refresh_interval"] == "30s", "the user's serving settings come back after the load"
     doc = next(iter(subset.iter_corpus()))
     (source,) = backend.get_sources(index, [doc.id], ["headline", "body"]).values()
     assert source == {"headline": doc.title, "body": doc.text}
@@ -193,3 +194,19 @@ def test_defaults_objects_and_the_identity(tmp_path: Path) -> None:
     assert load_user_mapping(path).sha256 == plain.sha256
     (tmp_path / "reformatted.json").write_text(json.dumps(ours), encoding="utf-8")  # other whitespace
     assert load_user_mapping(tmp_path / "reformatted.json").sha256 == plain.sha256
+
+
+def test_the_vector_field_defaults_to_the_models_own_name_when_mapped(tmp_path: Path) -> None:
+    body = copy.deepcopy(BASE)
+    plain = load_user_mapping(write(tmp_path / "plain.json", body), "text=body")
+    with pytest.raises(ConfigError) as info:
+        plain.vector_field("vec_minilm")
+    assert "plain.json: mappings.properties.vec_minilm is missing: the vectors need a field" in str(
+        info.value
+    )
+    assert "--field-map vector=FIELD" in str(info.value) and "--no-vectors" in str(info.value)
+    body["mappings"]["properties"]["vec_minilm"] = {"type": "dense_vector", "dims": 384}
+    assert (
+        load_user_mapping(write(tmp_path / "ours.json", body), "text=body").vector_field("vec_minilm")
+        == "vec_minilm"
+    )
