@@ -69,6 +69,7 @@ from indexer._paths import default_cache_dir, default_state_dir
 from indexer._progress import Tracker, progress
 from indexer._retry import Retry, retry_hint, transient
 from indexer._stack import StackConnection, stack_login
+from indexer._user_mapping import FIELD_MAP_KEYS, FieldMap, UserMapping, load_user_mapping
 from indexer._version import ELASTICSEARCH_VERSION, OPENSEARCH_VERSION
 from indexer.backends import (
     FUSION_KINDS,
@@ -146,6 +147,7 @@ __all__ = [
     "ENV_VARS",
     "EXPANSIONS_ENV",
     "EXPANSION_FILE",
+    "FIELD_MAP_KEYS",
     "FUSION_KINDS",
     "HYBRID_QUERY",
     "JUDGMENT_FORMATS",
@@ -184,6 +186,7 @@ __all__ = [
     "EngineError",
     "EngineUnavailable",
     "ExpansionInfo",
+    "FieldMap",
     "FusionParams",
     "HarnessError",
     "IndexInfo",
@@ -214,6 +217,7 @@ __all__ = [
     "StackConnection",
     "Tracker",
     "UnsupportedEngine",
+    "UserMapping",
     "VectorOptions",
     "VectorSpec",
     "VerificationError",
@@ -247,6 +251,7 @@ __all__ = [
     "known_models",
     "list_indices",
     "load_dataset",
+    "load_user_mapping",
     "open_node",
     "progress",
     "read_json",

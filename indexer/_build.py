@@ -19,7 +19,7 @@ from typing import Any
 from rich.console import Console
 
 from indexer._bulk import BulkLoader, BulkStats
-from indexer._exceptions import MappingConflictError, VerificationError
+from indexer._exceptions import ConfigError, MappingConflictError, VerificationError
 from indexer._layout import (
     BM25_PARAMS,
     MAPPING_VERSION,
@@ -34,6 +34,7 @@ from indexer._layout import (
     vector_spec,
 )
 from indexer._progress import Tracker, progress
+from indexer._user_mapping import UserMapping, check_vector_field
 from indexer.backends import Backend, Capabilities
 from indexer.data import Dataset, Document
 from indexer.embed import REFERENCE_BACKEND, REFERENCE_PRECISION, CachedEmbedder, document_text
@@ -44,9 +45,9 @@ WINDOW = 1024
 LOADING_SETTINGS: dict[str, Any] = {"refresh_interval": "-1", "number_of_replicas": 0}
 
 
-def serving_settings(replicas: int) -> dict[str, Any]:
+def serving_settings(replicas: int, refresh_interval: str = "1s") -> dict[str, Any]:
     """Index settings once a load is over (what the loading settings replace)."""
-    return {"refresh_interval": "1s", "number_of_replicas": replicas}
+    return {"refresh_interval": refresh_interval, "number_of_replicas": replicas}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +62,50 @@ class IndexOptions:
     progress: bool = True
     window: int = WINDOW  # documents read, embedded and sent per step
     max_retries: int = 10  # per bulk request (429/5xx/connection errors), with exponential backoff
+    #: the user's own index-creation body and field map (``--mapping``); None: the harness's layout
+    mapping: UserMapping | None = None
 
     def __post_init__(self) -> None:
         if self.analysis is not None:
             check_analysis(self.analysis)
+            if self.mapping is not None:
+                raise ConfigError(
+                    f"--analysis {self.analysis} chooses the harness mapping's analysis chain, but "
+                    f"--mapping {self.mapping.source} brings its own analysis: expected one of them"
+                )
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where the corpus goes: the physical index, its alias, the analysis label and each model's
+    vector field (in the order of the embedders); the harness's own mapping or the user's."""
+
+    name: str
+    alias: str
+    analysis: str
+    fields: list[str]
+    mapping: UserMapping | None = None
+
+    def doc(self, d: Document) -> dict[str, Any]:
+        if self.mapping is not None:
+            return self.mapping.source_doc(d.title, d.text)
+        return {"id": d.id, "title": d.title, "text": d.text}
+
+    def default_replicas(self, caps: Capabilities) -> int:
+        """Replicas without --replicas: the user's body's, else 0 on a one-node cluster and 1 otherwise."""
+        own = self.mapping.setting("number_of_replicas") if self.mapping is not None else None
+        return int(own) if own is not None else (0 if caps.nodes < 2 else 1)
+
+    @property
+    def refresh_interval(self) -> str:
+        """Once loaded (loading runs without refreshes): the user's body's, else 1s."""
+        own = self.mapping.setting("refresh_interval") if self.mapping is not None else None
+        return str(own) if own is not None else "1s"
+
+    def existing(self, backend: Backend, dataset: Dataset) -> dict[str, set[str]]:
+        if self.mapping is not None:  # no id field of ours to sort on: ask by _id, a window at a time
+            return existing_by_ids(backend, self.name, dataset, self.fields)
+        return existing_docs(backend, self.name, self.fields)
 
 
 @dataclass(slots=True)
@@ -133,31 +174,54 @@ def existing_docs(backend: Backend, index: str, vector_fields: Sequence[str]) ->
     return present
 
 
+def existing_by_ids(
+    backend: Backend, index: str, dataset: Dataset, vector_fields: Sequence[str], window: int = 1000
+) -> dict[str, set[str]]:
+    """id -> the vector fields that document already has, asked by ``_id`` (any mapping)."""
+    backend.refresh(index)
+    present: dict[str, set[str]] = {}
+    ids_iter = (d.id for d in dataset.iter_corpus())
+    while chunk := list(islice(ids_iter, window)):
+        ids = {"ids": {"values": chunk}}
+        for f in (None, *vector_fields):
+            query = ids if f is None else {"bool": {"filter": [ids, {"exists": {"field": f}}]}}
+            body = {"query": query, "size": len(chunk), "_source": False, "track_total_hits": False}
+            for hit in backend.search(index, body).hits:
+                have = present.setdefault(hit.id, set())
+                if f is not None:
+                    have.add(f)
+    return present
+
+
 def _check_vector_conflicts(
-    backend: Backend, index: str, embedders: Sequence[CachedEmbedder], dims: dict[str, int]
+    backend: Backend,
+    index: str,
+    embedders: Sequence[CachedEmbedder],
+    fields: Sequence[str],
+    dims: dict[str, int],
 ) -> None:
     mapping = backend.get_mapping(index)
     meta_models = mapping.meta.get("models", {})
-    for emb in embedders:
+    for emb, field_name in zip(embedders, fields, strict=True):
         spec = emb.spec
-        existing = mapping.properties.get(spec.field_name)
+        existing = mapping.properties.get(field_name)
         if existing is None:
             continue
         have = backend.vector_dims(existing)
         if have is None:
             raise MappingConflictError(
-                f"mapping conflict on index {index}, field {spec.field_name}: it exists as "
+                f"mapping conflict on index {index}, field {field_name}: it exists as "
                 f"{existing.get('type', 'an object')!r}, not as a {backend.product} vector field, so model "
                 f"{spec.model_id}'s vectors cannot go there (nothing was changed). Delete the index "
                 "(`harness indices delete`) or rename the field"
             )
-        if have != dims[spec.field_name]:
+        if have != dims[field_name]:
             raise MappingConflictError(
-                f"index {index} field {spec.field_name} holds {have}-dimensional vectors, "
-                f"but model {spec.model_id} produces {dims[spec.field_name]}; delete the index "
+                f"index {index} field {field_name} holds {have}-dimensional vectors, "
+                f"but model {spec.model_id} produces {dims[field_name]}; delete the index "
                 f"(`harness indices delete`) or use a model with {have} dimensions"
             )
-        _check_same_model(index, spec, meta_models.get(spec.field_name))
+        _check_same_model(index, spec, meta_models.get(field_name))
 
 
 def _check_same_model(index: str, spec: Any, known: dict[str, Any] | None) -> None:
@@ -186,8 +250,9 @@ def _check_same_model(index: str, spec: Any, known: dict[str, Any] | None) -> No
         )
 
 
-def _new_meta(dataset: Dataset, analysis: str, caps: Capabilities, replicas: int) -> dict[str, Any]:
-    return {
+def _new_meta(dataset: Dataset, layout: _Layout, caps: Capabilities, replicas: int) -> dict[str, Any]:
+    analysis = layout.analysis
+    meta = {
         "harness": "r2med-harness",
         "status": "building",
         "dataset": dataset.name,
@@ -202,26 +267,39 @@ def _new_meta(dataset: Dataset, analysis: str, caps: Capabilities, replicas: int
         "created": datetime.now(UTC).isoformat(),
         "models": {},
     }
+    if layout.mapping is not None:  # the user's similarities, not ours; their body and field map
+        del meta["bm25"], meta["mapping_version"]
+        meta["user_mapping"] = layout.mapping.meta()
+    return meta
+
+
+def _creation_body(
+    layout: _Layout, options: IndexOptions, meta: dict[str, Any], vectors: dict[str, dict[str, Any]]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(settings, mappings) of a new index: the user's body as given (``meta`` added), or our text
+    side with ``vectors``, ``meta`` and the shard count."""
+    if layout.mapping is not None:
+        return layout.mapping.creation_body(meta)
+    body = text_side(layout.analysis)
+    body["settings"]["index"]["number_of_shards"] = options.shards
+    body["mappings"]["_meta"] = meta
+    body["mappings"]["properties"].update(vectors)
+    return body["settings"], body["mappings"]
 
 
 def _open_index(
     backend: Backend,
     name: str,
     dataset: Dataset,
-    analysis: str,
-    options: IndexOptions,
-    meta: dict[str, Any],
-    vectors: dict[str, dict[str, Any]],
+    body: tuple[dict[str, Any], dict[str, Any]],
 ) -> tuple[dict[str, Any], bool]:
-    """Create the physical index (text side, ``vectors``, ``meta``: one request), or read the existing
-    one's meta; (meta, created)."""
+    """Create the physical index from ``body`` (settings, mappings with the meta: one request), or
+    read the existing one's meta; (meta, created)."""
     if not backend.index_exists(name):
-        body = text_side(analysis)
-        body["settings"]["index"]["number_of_shards"] = options.shards
-        body["mappings"]["_meta"] = meta
-        body["mappings"]["properties"].update(vectors)
-        backend.create_index(name, settings=body["settings"], mappings=body["mappings"])
+        settings, mappings = body
+        backend.create_index(name, settings=settings, mappings=mappings)
         backend.health(index=name, wait_for_status="yellow", timeout_s=60)
+        meta: dict[str, Any] = mappings["_meta"]
         return meta, True
     existing = backend.get_mapping(name).meta
     if existing.get("fingerprint", {}).get("corpus") != dataset.fingerprint.corpus:
@@ -234,7 +312,7 @@ def _open_index(
 
 def _add_vector_fields(
     backend: Backend,
-    name: str,
+    layout: _Layout,
     embedders: Sequence[CachedEmbedder],
     vectors: dict[str, dict[str, Any]],
     dims: dict[str, int],
@@ -242,18 +320,18 @@ def _add_vector_fields(
     meta: dict[str, Any],
 ) -> None:
     """Vector fields for models the index lacks (the text side untouched), recorded in ``meta``."""
-    props = backend.get_mapping(name).properties
+    props = backend.get_mapping(layout.name).properties
     new_fields = {f: mapping for f, mapping in vectors.items() if f not in props}
     if new_fields:
-        backend.put_mapping(name, properties=new_fields)
-    for emb in embedders:
+        backend.put_mapping(layout.name, properties=new_fields)
+    for emb, field_name in zip(embedders, layout.fields, strict=True):
         spec = emb.spec
         meta["models"].setdefault(
-            spec.field_name,
+            field_name,
             {
                 "model_id": spec.model_id,
                 "revision": spec.revision,
-                "dims": dims[spec.field_name],
+                "dims": dims[field_name],
                 "document_prompt": spec.document_prompt,
                 "query_prompt": spec.query_prompt,
                 "backend": spec.backend,
@@ -265,8 +343,7 @@ def _add_vector_fields(
 
 def _finish(
     backend: Backend,
-    name: str,
-    alias: str,
+    layout: _Layout,
     dataset: Dataset,
     fields: list[str],
     meta: dict[str, Any],
@@ -274,17 +351,44 @@ def _finish(
 ) -> str:
     """Serving settings (``replicas`` None: the index's own left alone), verification, then the alias:
     published only when verified. Returns the mapping hash."""
+    name, alias = layout.name, layout.alias
     meta["status"] = "loaded"
     meta["mapping_hash"] = mapping_hash(backend.get_mapping(name).properties)
     backend.put_mapping(name, meta=meta)
     if replicas is not None:
-        backend.put_settings(name, {"index": serving_settings(replicas)})
+        backend.put_settings(name, {"index": serving_settings(replicas, layout.refresh_interval)})
     verify(backend, name, dataset, fields)
     meta["status"] = "published"
     meta["published"] = datetime.now(UTC).isoformat()
     backend.put_mapping(name, meta=meta)
     publish(backend, alias, name)
     return str(meta["mapping_hash"])
+
+
+def _plan_layout(
+    backend: Backend,
+    dataset: Dataset,
+    embedders: Sequence[CachedEmbedder],
+    options: IndexOptions,
+    caps: Capabilities,
+) -> _Layout:
+    """The index the dataset goes to; with a user mapping, its vector field checked against the
+    engine's dialect and the model (a ConfigError naming the JSON path; nothing is created)."""
+    user = options.mapping
+    if user is None:
+        analysis = choose_analysis(caps, options.analysis)
+        name = index_name(dataset.name, dataset.fingerprint.corpus, analysis)
+        return _Layout(name, alias_for(dataset.name), analysis, [e.spec.field_name for e in embedders])
+    if len(embedders) > 1:
+        raise ConfigError(
+            f"--mapping {user.source} holds one model's vectors (its vector field), found "
+            f"{len(embedders)} models: {', '.join(e.spec.model_id for e in embedders)}"
+        )
+    fields = [user.vector_field(e.spec.field_name) for e in embedders]
+    for emb, f in zip(embedders, fields, strict=True):
+        check_vector_field(backend, user, f, emb.spec.dims or emb.encoder.dims, emb.spec.model_id)
+    name = user.index_name(dataset.name, dataset.fingerprint.corpus)
+    return _Layout(name, user.alias(dataset.name), user.label, fields, user)
 
 
 def build_index(
@@ -305,19 +409,21 @@ def build_index(
     console = console or Console(stderr=True)
     caps = caps or backend.probe()
     started = time.perf_counter()
-    analysis = choose_analysis(caps, options.analysis)
-    alias = alias_for(dataset.name)
-    name = index_name(dataset.name, dataset.fingerprint.corpus, analysis)
-    dims = {emb.spec.field_name: emb.spec.dims or emb.encoder.dims for emb in embedders}
-    vectors = {f: backend.vector_mapping(vector_spec(d, options.vector)) for f, d in dims.items()}
-    replicas = options.replicas if options.replicas is not None else (0 if caps.nodes < 2 else 1)
-    meta, created = _open_index(
-        backend, name, dataset, analysis, options, _new_meta(dataset, analysis, caps, replicas), vectors
+    layout = _plan_layout(backend, dataset, embedders, options, caps)
+    name, alias, analysis = layout.name, layout.alias, layout.analysis
+    dims = {f: emb.spec.dims or emb.encoder.dims for emb, f in zip(embedders, layout.fields, strict=True)}
+    vectors = (
+        {f: backend.vector_mapping(vector_spec(d, options.vector)) for f, d in dims.items()}
+        if layout.mapping is None
+        else {}  # the user's mapping holds its vector field (checked by _plan_layout)
     )
+    replicas = options.replicas if options.replicas is not None else layout.default_replicas(caps)
+    meta = _new_meta(dataset, layout, caps, replicas)
+    meta, created = _open_index(backend, name, dataset, _creation_body(layout, options, meta, vectors))
     if not created:
-        _check_vector_conflicts(backend, name, embedders, dims)
+        _check_vector_conflicts(backend, name, embedders, layout.fields, dims)
         replicas = options.replicas if options.replicas is not None else int(meta.get("replicas", replicas))
-    _add_vector_fields(backend, name, embedders, vectors, dims, options, meta)
+    _add_vector_fields(backend, layout, embedders, vectors, dims, options, meta)
 
     summary = IndexSummary(
         alias=alias,
@@ -329,13 +435,15 @@ def build_index(
         analysis=analysis,
     )
     summary.models = {f: m["model_id"] for f, m in meta["models"].items()}
-    fields = [emb.spec.field_name for emb in embedders]
-    present = {} if created else existing_docs(backend, name, fields)
+    fields = layout.fields
+    present = {} if created else layout.existing(backend, dataset)
     complete = sum(1 for have in present.values() if all(f in have for f in fields))
     if complete == dataset.corpus_size and len(present) == dataset.corpus_size:
         summary.skipped = complete
     else:
-        summary.retries = _load(backend, name, dataset, embedders, present, options, console, summary).retries
+        summary.retries = _load(
+            backend, layout, dataset, embedders, present, options, console, summary
+        ).retries
     for emb in embedders:
         summary.cache_hits += emb.stats.cache_hits
         summary.cache_misses += emb.stats.cache_misses
@@ -347,9 +455,7 @@ def build_index(
         and summary.skipped == dataset.corpus_size
         and options.replicas is None
     )
-    summary.mapping_hash = _finish(
-        backend, name, alias, dataset, fields, meta, None if untouched else replicas
-    )
+    summary.mapping_hash = _finish(backend, layout, dataset, fields, meta, None if untouched else replicas)
     summary.published = True
     summary.seconds = time.perf_counter() - started
     return summary
@@ -357,7 +463,7 @@ def build_index(
 
 def _load(
     backend: Backend,
-    name: str,
+    layout: _Layout,
     dataset: Dataset,
     embedders: Sequence[CachedEmbedder],
     present: dict[str, set[str]],
@@ -366,6 +472,7 @@ def _load(
     summary: IndexSummary,
 ) -> BulkStats:
     # loading mode (restored by the caller after the load); idempotent, so always applied
+    name = layout.name
     backend.put_settings(name, {"index": LOADING_SETTINGS})
     what = f"indexing {dataset.name}"
     with progress(what, dataset.corpus_size, unit="docs", console=console, enabled=options.progress) as bar:
@@ -385,8 +492,10 @@ def _load(
         )
         with loader:
             for window in _window(dataset.iter_corpus(), options.window):
-                vectors = _embed_window(window, embedders, present, options.batch_size, on_embedded)
-                _send_window(loader, window, present, vectors, summary, bar)
+                vectors = _embed_window(
+                    window, embedders, layout.fields, present, options.batch_size, on_embedded
+                )
+                _send_window(loader, layout, window, present, vectors, summary, bar)
         loader.raise_for_failures()
     return loader.stats
 
@@ -394,14 +503,14 @@ def _load(
 def _embed_window(
     window: list[Document],
     embedders: Sequence[CachedEmbedder],
+    fields: Sequence[str],
     present: dict[str, set[str]],
     batch_size: int | None,
     on_embedded: Callable[[int], None],
 ) -> dict[str, dict[str, list[float]]]:
     """The vectors each document of ``window`` still lacks, by id then field."""
     vectors: dict[str, dict[str, list[float]]] = {d.id: {} for d in window}
-    for emb in embedders:
-        f = emb.spec.field_name
+    for emb, f in zip(embedders, fields, strict=True):
         pairs = [(d.id, document_text(d.title, d.text)) for d in window if f not in present.get(d.id, ())]
         for ids, vecs in emb.embed_documents(pairs, batch_size=batch_size, on_progress=on_embedded):
             for doc_id, vec in zip(ids, vecs, strict=True):
@@ -411,6 +520,7 @@ def _embed_window(
 
 def _send_window(
     loader: BulkLoader,
+    layout: _Layout,
     window: list[Document],
     present: dict[str, set[str]],
     vectors: dict[str, dict[str, list[float]]],
@@ -420,7 +530,7 @@ def _send_window(
     """New documents indexed whole; documents that lack only vectors updated; the rest skipped."""
     for d in window:
         if d.id not in present:
-            loader.index_doc(d.id, {"id": d.id, "title": d.title, "text": d.text, **vectors[d.id]})
+            loader.index_doc(d.id, {**layout.doc(d), **vectors[d.id]})
             summary.indexed += 1
         elif vectors[d.id]:
             loader.update_doc(d.id, vectors[d.id])

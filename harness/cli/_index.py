@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -29,6 +30,7 @@ from indexer import (
     IndexingError,
     IndexOptions,
     IndexSummary,
+    UserMapping,
     VectorOptions,
     build_encoder,
     build_index,
@@ -37,6 +39,7 @@ from indexer import (
     endpoint_for,
     list_indices,
     load_dataset,
+    load_user_mapping,
     resolve_deletion,
     resolve_model,
     resolve_specs,
@@ -58,6 +61,32 @@ AnalysisOpt = Annotated[
         help=f"Text analysis chain: {' | '.join(ANALYSIS_CHAINS)} (default: the first the engine offers).",
     ),
 ]
+
+MappingOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--mapping",
+        help="Your own index-creation body (JSON: settings, analyzers, mappings); the harness fills only "
+        "the fields --field-map names.",
+    ),
+]
+FieldMapOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--field-map",
+        help="Where --mapping keeps the corpus: title=FIELD,text=FIELD,vector=FIELD (default: the "
+        "harness's names title, text and the model's field, where mapped).",
+    ),
+]
+
+
+def user_mapping(mapping: Path | None, field_map: str | None) -> UserMapping | None:
+    """``--mapping`` and ``--field-map``, read and checked (a ConfigError naming file and JSON path)."""
+    if mapping is None:
+        if field_map is not None:
+            raise ConfigError("--field-map says where --mapping keeps the corpus, so it needs --mapping FILE")
+        return None
+    return load_user_mapping(mapping, field_map)
 
 
 def make_embedders(
@@ -137,6 +166,8 @@ def index(
     hnsw_ef_construction: Annotated[int, typer.Option("--hnsw-ef-construction", min=10, max=3200)] = 100,
     knn_engine: KnnEngineOpt = None,
     analysis: AnalysisOpt = None,
+    mapping: MappingOpt = None,
+    field_map: FieldMapOpt = None,
     workers: Annotated[int, typer.Option("--workers", min=1, max=32, help="Parallel bulk senders.")] = 2,
     chunk_mb: Annotated[
         float, typer.Option("--chunk-mb", min=0.1, max=100, help="Bulk request size in MiB.")
@@ -158,6 +189,7 @@ def index(
     options = IndexOptions(
         vector=VectorOptions(vector_type, hnsw_m, hnsw_ef_construction, knn_engine),
         analysis=analysis,
+        mapping=user_mapping(mapping, field_map),
         workers=workers,
         max_chunk_bytes=int(chunk_mb * 1024 * 1024),
         replicas=replicas,

@@ -21,6 +21,7 @@ from harness.cli._embedding import (
     TrustRemoteCodeOpt,
 )
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
+from harness.cli._index import FieldMapOpt, MappingOpt
 from harness.eval import OVERLAP_K, RBO_P, STAT_TESTS
 from harness.inspect import dataset_tables, overlap_table, print_table, significance_table
 from harness.load import DEFAULT_DURATION_S, DEFAULT_WARMUP_S, MAX_CLIENTS, LoadOptions
@@ -169,6 +170,8 @@ def run_command(
     bm25: Bm25Opt = "es",
     lexical_field: LexicalFieldOpt = "combined",
     analysis: AnalysisOpt = None,
+    mapping: MappingOpt = None,
+    field_map: FieldMapOpt = None,
     batch_size: BatchOpt = 32,
     concurrency: ConcurrencyOpt = 2,
     timeout: TimeoutOpt = 60.0,
@@ -213,6 +216,7 @@ def run_command(
         bm25=bm25,
         lexical_field=lexical_field,
         analysis=analysis,
+        **_mapping(mapping, field_map),
         search=SearchOptions(batch_size, concurrency, timeout, max_retries),
         test=test,
         seed=seed,
@@ -232,6 +236,11 @@ def _show(run_dir: Path, results: RunResults) -> None:
     console.print(
         f"\nrun directory: {run_dir}  (results.json, report.md, per_query.jsonl, runs/, records.jsonl)"
     )
+
+
+def _mapping(mapping: Path | None, field_map: str | None) -> dict[str, Any]:
+    """``--mapping`` and ``--field-map``, as RunConfig fields (read and checked there)."""
+    return {"mapping": mapping, "field_map": field_map}
 
 
 def _embedding(

@@ -20,7 +20,15 @@ from harness.rerank import RerankSpec
 from harness.sinks import SINKS
 from harness.strategies import LEXICAL_FIELDS, MODES
 from harness.sweep import SweepSpec, TuneOn, parse_tune_on
-from indexer import ANALYSIS_CHAINS, BM25_FIELDS, DEFAULT_EMBED_BACKEND, ConfigError, backend_names
+from indexer import (
+    ANALYSIS_CHAINS,
+    BM25_FIELDS,
+    DEFAULT_EMBED_BACKEND,
+    ConfigError,
+    UserMapping,
+    backend_names,
+    load_user_mapping,
+)
 
 MAX_DEPTH = 1000
 MAX_CANDIDATES = 10_000
@@ -70,6 +78,8 @@ class RunConfig:
     bm25: str = "es"
     lexical_field: str = "combined"
     analysis: str | None = None  # english | hunspell | standard; None: the engine's best chain
+    mapping: Path | None = None  # the user's index-creation body (--mapping), read into user_mapping
+    field_map: str | None = None  # --field-map title=..,text=..,vector=..
     search: SearchOptions = field(default_factory=SearchOptions)
     measures: tuple[str, ...] = tuple(m.key for m in DEFAULT_MEASURES)
     test: str = "randomization"
@@ -82,6 +92,8 @@ class RunConfig:
     load: LoadOptions | None = None  # the load phase after the relevance pass (--load)
     ann_recall: bool = True  # recall of every vector arm against exact search (client-side)
     ann_sweep: SweepOptions | None = None  # --ann-sweep
+    #: ``mapping`` and ``field_map`` read and checked (by __post_init__)
+    user_mapping: UserMapping | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _choice("a mode", self.mode, MODES)
@@ -126,6 +138,27 @@ class RunConfig:
             )
         object.__setattr__(self, "records", _records(self.records))
         object.__setattr__(self, "fusion", self._fusion_spec())
+        object.__setattr__(self, "user_mapping", self._user_mapping())
+
+    def _user_mapping(self) -> UserMapping | None:
+        if self.mapping is None:
+            if self.field_map is not None:
+                raise ConfigError(
+                    "--field-map says where --mapping keeps the corpus, so it needs --mapping FILE"
+                )
+            return None
+        conflicts = {
+            "--analysis": self.analysis is not None,  # the user's body brings its analysis
+            f"--bm25 {self.bm25}": self.bm25 != "es",  # ... and its similarity (no .r2med sub-fields)
+            "--ann-sweep": self.ann_sweep is not None,  # the sweep builds indices of our own mapping
+        }
+        clash = [flag for flag, on in conflicts.items() if on]
+        if clash:
+            raise ConfigError(
+                f"--mapping {self.mapping} brings its own analysis, similarity and vector field: expected "
+                f"no {', '.join(clash)} with it"
+            )
+        return load_user_mapping(self.mapping, self.field_map)
 
     def _fusion_spec(self) -> FusionSpec:
         if isinstance(self.fusion, FusionSpec):
@@ -189,8 +222,13 @@ class RunConfig:
             "load",  # performance phases measure the arms' searches, they never change their results
             "ann_recall",
             "ann_sweep",
+            "mapping",  # the user mapping is in the identity through its hash and field map (below)
+            "field_map",
+            "user_mapping",
         ):
             data.pop(key)
+        if self.user_mapping is not None:  # absent otherwise, so runs without one keep their hash
+            data["user_mapping"] = self.user_mapping.identity()
         for key in ("base_url", "api_key_env"):  # where the endpoint is does not change what it computes
             data.pop(key)
         data["fusion"] = str(self.fusion_spec)

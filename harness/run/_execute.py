@@ -37,7 +37,7 @@ from harness.run._sweep import (
     primary_fused,
     score_matrix,
 )
-from harness.strategies import QueryInput, RerankedArm, SearchArm, SearchContext
+from harness.strategies import QueryInput, RerankedArm, SearchArm, SearchContext, TextFields
 from harness.sweep import SweepContext, select
 from indexer import (
     BM25_PARAMS,
@@ -171,20 +171,33 @@ class Executor:
     def _index(self, ds: Dataset, timings: dict[str, float]) -> IndexSummary:
         t0 = time.perf_counter()
         embedders = [self.embedder] if self.embedder is not None else []
-        options = IndexOptions(progress=self.config.progress, analysis=self.config.analysis)
+        options = IndexOptions(
+            progress=self.config.progress, analysis=self.config.analysis, mapping=self.config.user_mapping
+        )
         summary = build_index(self.backend, ds, embedders, options, console=self.console, caps=self.caps)
         timings["index_s"] = round(time.perf_counter() - t0, 3)
         timings["index_embed_s"] = round(summary.embed_seconds, 3)
         return summary
 
     # ----------------------------------------------------------------- search
+    def _fields(self) -> tuple[TextFields, str | None]:
+        """The text fields and the vector field the arms search: ours, or those of the user's mapping."""
+        user = self.config.user_mapping
+        model_field = self.embedder.spec.field_name if self.embedder else None
+        if user is None:
+            return TextFields(), model_field
+        fields = TextFields(user.field_map.text, user.field_map.title, combined=None)
+        return fields, user.vector_field(model_field) if model_field else None
+
     def _context(self, weights: tuple[float, float] | None = None) -> SearchContext:
         cfg = self.config
+        text_fields, vector_field = self._fields()
         return SearchContext(
             depth=cfg.depth,
             bm25=cfg.bm25,
             lexical_field=cfg.lexical_field,
-            vector_field=self.embedder.spec.field_name if self.embedder else None,
+            text_fields=text_fields,
+            vector_field=vector_field,
             num_candidates=cfg.num_candidates,
             dialect=self.backend,
             sum_weights=weights,

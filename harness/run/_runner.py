@@ -98,7 +98,8 @@ def _run(
     caps = backend.probe()
     for note in caps.notes:  # what this cluster lacks (a plugin, an analyzer; a 2.x OpenSearch says so)
         console.print(f"note: {caps.flavour} {caps.version}: {note}", style="dim", highlight=False)
-    analysis = choose_analysis(caps, config.analysis)
+    # a user mapping brings its own analysis (its label names the body's hash)
+    analysis = config.user_mapping.label if config.user_mapping else choose_analysis(caps, config.analysis)
     embedder = _embedder(config, caps)
     spec = config.rerank_spec
     reranker = make_reranker(spec, lambda model: embedder_for(model, config)) if spec is not None else None

@@ -8,7 +8,7 @@ Adding an arm: a strategy module, and one line in ``ARMS`` (plus its mode).
 """
 
 from harness.strategies._arms import Arm, FusedArm, RerankedArm, SearchArm
-from harness.strategies._base import QueryInput, RetrievalStrategy, SearchContext
+from harness.strategies._base import QueryInput, RetrievalStrategy, SearchContext, TextFields
 from harness.strategies._engine_hybrid import EngineHybridQuery, EngineLinear, EngineRRF, EngineSum
 from harness.strategies._lexical import LEXICAL_FIELDS, Lexical
 from harness.strategies._vector import Vector
@@ -57,5 +57,6 @@ __all__ = [
     "RetrievalStrategy",
     "SearchArm",
     "SearchContext",
+    "TextFields",
     "Vector",
 ]

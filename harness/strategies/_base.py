@@ -18,12 +18,36 @@ class QueryInput:
 
 
 @dataclass(frozen=True, slots=True)
+class TextFields:
+    """The fields the lexical arms search: the harness's own, or those a user mapping's field map names
+    (no ``combined`` copy_to field there: title and text are searched side by side)."""
+
+    text: str = "text"
+    title: str | None = "title"
+    combined: str | None = "title_text"
+
+    def suffixed(self, suffix: str) -> TextFields:
+        """The same fields with a BM25 sub-field suffix (``.r2med``); empty: unchanged."""
+        return TextFields(
+            self.text + suffix,
+            self.title + suffix if self.title else None,
+            self.combined + suffix if self.combined else None,
+        )
+
+    @property
+    def separate(self) -> list[str]:
+        """Title (when there is one) and text."""
+        return [f for f in (self.title, self.text) if f]
+
+
+@dataclass(frozen=True, slots=True)
 class SearchContext:
     """Settings shared by every strategy of a run, and the engine's query dialect."""
 
     depth: int = 100
     bm25: str = "es"  # "es" (k1=1.2, b=0.75) or "r2med" (k1=0.9, b=0.4)
     lexical_field: str = "combined"  # see LEXICAL_FIELDS
+    text_fields: TextFields = TextFields()  # where title and text are (a --mapping names its own)
     vector_field: str | None = None
     num_candidates: int | None = None  # default max(10 * depth, 100)
     rrf_rank_constant: int = 60
