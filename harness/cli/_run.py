@@ -199,9 +199,7 @@ def run_command(
     """Run lexical, vector or hybrid retrieval, evaluate with ranx, and write a run directory."""
     config = RunConfig(
         mode=mode,
-        datasets=tuple(dataset or ["r2med"]),
-        split=split,
-        revision=revision,
+        **_data(dataset, split, revision),
         **_embedding(
             model, base_url, api_key_env, query_prompt, document_prompt, trust_remote_code, embed_backend
         ),
@@ -209,8 +207,7 @@ def run_command(
         tune_on=tune_on,
         sweep=sweep_fusion,
         expansion=expansion,
-        rerank=rerank,
-        rerank_arms=tuple(rerank_arm or ()),
+        **_rerank(rerank, rerank_arm),
         depth=depth,
         num_candidates=num_candidates,
         bm25=bm25,
@@ -241,6 +238,15 @@ def _show(run_dir: Path, results: RunResults) -> None:
 def _mapping(mapping: Path | None, field_map: str | None) -> dict[str, Any]:
     """``--mapping`` and ``--field-map``, as RunConfig fields (read and checked there)."""
     return {"mapping": mapping, "field_map": field_map}
+
+
+def _data(dataset: list[str] | None, split: str | None, revision: str | None) -> dict[str, Any]:
+    """Which data the run evaluates, as RunConfig fields."""
+    return {"datasets": tuple(dataset or ["r2med"]), "split": split, "revision": revision}
+
+
+def _rerank(rerank: str | None, arms: list[str] | None) -> dict[str, Any]:
+    return {"rerank": rerank, "rerank_arms": tuple(arms or ())}
 
 
 def _embedding(
