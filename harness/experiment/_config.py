@@ -50,8 +50,9 @@ from indexer import ConfigError, ConnectionSettings
 
 TOP_KEYS = frozenset(
     {"name", "datasets", "queries", "qrels", "split", "depth", "num_candidates", "seed", "test", "alpha"}
-    | {"records", "model", "connection", "arms", "fused"}
+    | {"records", "model", "connection", "arms", "fused", "sweep"}
 )
+SWEEP_KEYS = frozenset({"arm", "tune_on", "grid"})
 ARM_KEYS = frozenset(
     {"name", "index", "template", "template_file", "stored_template", "id_field", "model", "query_prompt"}
     | {"params"}
@@ -119,6 +120,11 @@ class ExperimentConfig:
     queries: Path | None = None
     qrels: Path | None = None
     connection: ConnectionSettings | None = None  # the file's [connection] table (None: flags and env)
+    swept: str | None = None  # the fused arm [sweep] tunes (run.tune_on, run.sweep: how and over what)
+
+    @property
+    def swept_arm(self) -> FusedArm | None:
+        return next((f for f in self.fused if f.name == self.swept), None)
 
     def identity(self) -> dict[str, Any]:
         """What changes results: every arm's template, params, index and id field, every fusion."""
@@ -139,6 +145,7 @@ class ExperimentConfig:
             "fused": [
                 {"name": f.name, "inputs": list(f.inputs), "fusion": str(f.fusion)} for f in self.fused
             ],
+            "swept": self.swept,
         }
 
 
@@ -265,6 +272,19 @@ def _data_source(top: _Table, base: Path) -> tuple[tuple[str, ...], Path | None,
     return datasets, None, None
 
 
+def _sweep(top: _Table) -> tuple[str | None, dict[str, Any]]:
+    """``[sweep]``: (the fused arm it tunes or None for the first, RunConfig's tune_on and sweep)."""
+    value = top.get("sweep", dict)
+    if value is None:
+        return None, {}
+    table = _Table(value, "sweep", top.file)
+    table.check_keys(SWEEP_KEYS)
+    tune_on = table.text("tune_on")
+    if tune_on is None:
+        raise table.fail("tune_on", "expected how to hold queries out: train (a split) or kfold[:K]")
+    return table.text("arm"), {"tune_on": tune_on, "sweep": table.text("grid")}
+
+
 def _run_config(top: _Table, datasets: tuple[str, ...], overrides: Mapping[str, Any]) -> RunConfig:
     settings = {
         "split": top.text("split"),
@@ -274,6 +294,7 @@ def _run_config(top: _Table, datasets: tuple[str, ...], overrides: Mapping[str, 
         "test": top.text("test", "randomization"),
         "alpha": top.get("alpha", (int, float), 0.05),
         "records": top.text("records", "jsonl,es"),
+        **_sweep(top)[1],
     }
     try:
         return RunConfig(
@@ -337,6 +358,20 @@ def load_experiment(
                 f"{where}.compare_to",
                 f"unknown arm {unknown[0]!r}: expected one of {', '.join(every)}",
             )
+    swept = _swept(top, fused)
     return ExperimentConfig(
-        path, sha, run, tuple(arms), tuple(fused), queries, qrels, _connection(top, "connection")
+        path, sha, run, tuple(arms), tuple(fused), queries, qrels, _connection(top, "connection"), swept
     )
+
+
+def _swept(top: _Table, fused: list[FusedArm]) -> str | None:
+    """The fused arm ``[sweep]`` tunes: the one it names, or the first."""
+    if "sweep" not in top.data:
+        return None
+    name = _sweep(top)[0]
+    names = [f.name for f in fused]
+    if not names:
+        raise top.fail("sweep", "expected a [[fused]] arm to tune (the sweep chooses its fusion), found none")
+    if name is not None and name not in names:
+        raise top.fail("sweep.arm", f"unknown fused arm {name!r}: expected one of {', '.join(names)}")
+    return name or names[0]

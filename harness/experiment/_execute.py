@@ -134,6 +134,24 @@ def arm_target(arm: TemplateArm, site: ArmSite, qrels: Mapping[str, Mapping[str,
     )
 
 
+def render_all(
+    exp: ExperimentConfig, arms: Sequence[TemplateArm], ds: Dataset, sites: Mapping[str, ArmSite]
+) -> dict[str, list[Request]]:
+    """Every body of every arm of ``arms`` for ``ds``, rendered before any is sent."""
+    ctx = SearchContext(depth=exp.run.depth, num_candidates=exp.run.num_candidates)
+    return {arm.name: render_requests(arm, sites[arm.name], ds, ctx) for arm in arms}
+
+
+def search_all(
+    exp: ExperimentConfig,
+    arms: Sequence[TemplateArm],
+    requests: Mapping[str, Sequence[Request]],
+    sites: Mapping[str, ArmSite],
+    console: Console,
+) -> dict[str, ArmRun]:
+    return {arm.name: search_arm(arm, sites[arm.name], requests[arm.name], exp, console) for arm in arms}
+
+
 def execute(
     exp: ExperimentConfig,
     ds: Dataset,
@@ -142,13 +160,11 @@ def execute(
     report: Callable[[str], None] | None = None,
 ) -> ExperimentOutcome:
     """Render, check, search and fuse every arm of ``exp`` on ``ds``; score each against its qrels."""
-    ctx = SearchContext(depth=exp.run.depth, num_candidates=exp.run.num_candidates)
-    requests = {arm.name: render_requests(arm, sites[arm.name], ds, ctx) for arm in exp.arms}
     outcome = ExperimentOutcome(ds)
+    requests = render_all(exp, exp.arms, ds, sites)
     for arm in exp.arms:
         outcome.targets[arm.name] = arm_target(arm, sites[arm.name], ds.qrels)
-    for arm in exp.arms:
-        outcome.runs[arm.name] = search_arm(arm, sites[arm.name], requests[arm.name], exp, console)
+    outcome.runs.update(search_all(exp, exp.arms, requests, sites, console))
     for fused in exp.fused:
         assert fused.fusion is not None
         outcome.runs[fused.name] = fuse_arm_runs(

@@ -8,6 +8,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from rich.console import Console
 
 from harness.experiment._config import ExperimentConfig
 from harness.experiment._execute import ArmSite, ExperimentOutcome, execute
+from harness.experiment._sweep import sweep_fused
 from harness.results import Manifest, RunResults
 from harness.run import (
     MANIFEST_FILE,
@@ -23,7 +25,9 @@ from harness.run import (
     PlannedArm,
     Publication,
     RunPlan,
+    SweepOutcome,
     assemble,
+    check_protocol,
     embedder_for,
     load_datasets,
     publish,
@@ -150,7 +154,9 @@ def _plan(
     return RunPlan(exp.run, plans, model, identity, config_hash, run_dir)
 
 
-def _outcome(dsplan: DatasetPlan, done: ExperimentOutcome, first: TemplateArm) -> DatasetOutcome:
+def _outcome(
+    dsplan: DatasetPlan, done: ExperimentOutcome, first: TemplateArm, sweep: SweepOutcome | None
+) -> DatasetOutcome:
     """What the run's assemble and publish steps read: the first arm's index stands for the dataset's
     (records show its documents), the first fused arm's spec for the dataset's fusion (each arm's is in its target)."""
     fusions = [a.spec.fusion for a in dsplan.fused_arms if isinstance(a.spec, FusedArm)]
@@ -162,6 +168,7 @@ def _outcome(dsplan: DatasetPlan, done: ExperimentOutcome, first: TemplateArm) -
         fusions[0] if fusions else None,
         {},
         None,
+        sweep=sweep,
     )
 
 
@@ -198,11 +205,15 @@ def _run(exp: ExperimentConfig, clusters: Clusters, console: Console) -> tuple[P
     existing = plan.run_dir / MANIFEST_FILE
     if existing.is_file() and Manifest.load(existing).config_hash != plan.config_hash:
         raise ConfigError(f"{plan.run_dir} holds a run with another configuration; choose another --output")
-    done = []
-    for ds in datasets:
-        sites = _sites(exp, ds, clusters, embedders, console)
-        done.append(execute(exp, ds, sites, console, lambda line: console.print(line, highlight=False)))
-    outcomes = [_outcome(p, d, exp.arms[0]) for p, d in zip(plan.datasets, done, strict=True)]
+    if exp.run.tuning is not None:  # a protocol the data cannot run fails before any search
+        for ds in datasets:
+            check_protocol(exp.run.tuning, ds)
+    done, outcomes = [], []
+    for dsplan in plan.datasets:
+        sites = _sites(exp, dsplan.dataset, clusters, embedders, console)
+        done.append(execute(exp, dsplan.dataset, sites, console, partial(console.print, highlight=False)))
+        sweep = sweep_fused(exp, dsplan, done[-1], sites, console)
+        outcomes.append(_outcome(dsplan, done[-1], exp.arms[0], sweep))
     manifest = start_manifest(plan, clusters.default, caps)
     results = _with_targets(assemble(plan, outcomes, manifest), done)
     publish(Publication(plan.run_dir, results, outcomes), exp.run.sinks, main, main)

@@ -119,7 +119,7 @@ class RunConfig:
             )
         if not 0 < self.alpha < 1:
             raise ConfigError(f"expected a significance level alpha between 0 and 1, found {self.alpha}")
-        if self.tune_on is not None and self.mode != "hybrid":
+        if self.tune_on is not None and self.mode not in ("hybrid", EXPERIMENT_MODE):
             raise ConfigError("--tune-on tunes fusion weights, so it needs the hybrid mode")
         if self.sweep is not None and self.tune_on is None:
             raise ConfigError(
@@ -174,7 +174,6 @@ class RunConfig:
         if self.experiment is None:
             return
         unsupported = {
-            "--tune-on": self.tune_on,
             "--expansion": self.expansion,
             "--rerank": self.rerank,
             "--load": self.load,

@@ -94,6 +94,15 @@ def test_a_good_file_is_typed_with_paths_relative_to_it(tmp_path: Path) -> None:
         ),
         (("depth = 50", "depth = true"), "depth: expected a number, found True"),
         (("depth = 50", "depth = [1"), "exp.toml: expected a TOML experiment file, it does not parse"),
+        (
+            ("depth = 50", 'depth = 50\n[sweep]\narm = "nope"\ntune_on = "kfold"'),
+            "sweep.arm: unknown fused arm 'nope'",
+        ),
+        (
+            ("depth = 50", 'depth = 50\n[sweep]\ngrid = "method=rrf"'),
+            "sweep.tune_on: expected how to hold queries out",
+        ),
+        (("depth = 50", 'depth = 50\n[sweep]\ntune_on = "kfold:1"'), "kfold"),
     ],
 )
 def test_each_mistake_is_named_at_its_key_path(tmp_path: Path, change: tuple[str, str], message: str) -> None:

@@ -354,3 +354,51 @@ def test_one_experiment_compares_two_clusters(
     assert es_lines != os_lines  # another engine (and its analysis chain): not the same run copied twice
     schema = json.loads((REPO / "harness" / "resources" / "schema" / "results-v2.schema.json").read_text())
     jsonschema.validate(json.loads((tmp_path / "out" / "results.json").read_text()), schema)
+
+
+SWEPT = """
+datasets = ["{cut}"]
+
+[[arms]]
+name = "lexical"
+template_file = "builtin:lexical"
+
+[[arms]]
+name = "vector"
+template_file = "builtin:vector"
+model = "minilm"
+
+[[fused]]
+name = "hybrid"
+inputs = ["lexical", "vector"]
+
+[sweep]
+tune_on = "{tune_on}"
+grid = "method=rrf,wsum;norm=min-max,zmuv;weights=0.1..0.9/0.2"
+"""
+
+
+def test_a_sweep_reports_the_held_out_score_of_the_fused_arm(es_url: str, cut: Path, tmp_path: Path) -> None:
+    exp = _experiment(tmp_path, SWEPT.format(cut=cut, tune_on="kfold:4"))
+    assert _run(es_url, exp, tmp_path / "out") == 0
+    results = RunResults.load(tmp_path / "out")
+    ds = results.datasets[DATASET]
+    sweep = ds.sweep
+    assert sweep is not None and sweep.arm == "hybrid"
+    assert sweep.held_out == ds.arms["hybrid"].metrics["ndcg@10"]  # the arm's score is the held-out one
+    assert len(sweep.choices.folds) == 4 and sum(f.held_out_queries for f in sweep.choices.folds) == 20
+    assert sweep.choices.configurations == 11  # rrf + wsum x 2 norms x 5 weights
+    assert results.manifest.tuning[DATASET] == sweep.choices
+    target = ds.arms["hybrid"].target
+    assert target is not None and target.fusion is not None and "held out (kfold:4)" in target.fusion
+
+
+def test_a_sweep_that_the_data_cannot_run_fails_before_any_search(
+    es_url: str, cut: Path, tmp_path: Path
+) -> None:
+    exp = load_experiment(
+        _experiment(tmp_path, SWEPT.format(cut=cut, tune_on="kfold:50")), output=tmp_path / "out"
+    )
+    with pytest.raises(ConfigError, match="expected kfold:K with 2 <= K <= 20"):
+        run_experiment(exp, ConnectionSettings(url=es_url))
+    assert not (tmp_path / "out").exists()
