@@ -402,3 +402,18 @@ def test_a_sweep_that_the_data_cannot_run_fails_before_any_search(
     with pytest.raises(ConfigError, match="expected kfold:K with 2 <= K <= 20"):
         run_experiment(exp, ConnectionSettings(url=es_url))
     assert not (tmp_path / "out").exists()
+
+
+def test_a_sweep_on_a_train_split_chooses_there_and_scores_on_test(
+    es_url: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    data = scifact_subset(
+        tmp_path_factory.mktemp("exp-train") / "exp-train", n_docs=120, n_test=12, n_train=12
+    )
+    exp = _experiment(tmp_path, SWEPT.format(cut=data, tune_on="train"))
+    assert _run(es_url, exp, tmp_path / "out") == 0
+    ds = RunResults.load(tmp_path / "out").datasets["exp-train"]
+    assert ds.sweep is not None and ds.arms["hybrid"].queries == 12
+    (fold,) = ds.sweep.choices.folds  # one choice, made on the 12 train queries, scored on the 12 test ones
+    assert (fold.choose_queries, fold.held_out_queries) == (12, 12)
+    assert ds.sweep.held_out == ds.arms["hybrid"].metrics["ndcg@10"]
