@@ -94,9 +94,14 @@ def run_searches(
     requests: Sequence[Request],
     options: SearchOptions | None = None,
     on_done: Callable[[int], None] | None = None,
+    *,
+    id_field: str = "_id",
+    stored_templates: bool = False,
 ) -> dict[str, ArmRun]:
     """Run every request; returns arm -> ArmRun (wall_s is the whole call's wall time).
 
+    ``id_field``: the ``_source`` field that names documents in the rankings (``_id``: the engine's id);
+    ``stored_templates``: the bodies name stored search templates (``{"id", "params"}``).
     Interrupted (Ctrl-C), batches not yet sent are cancelled at once; nothing is returned.
     """
     options = options or SearchOptions()
@@ -109,12 +114,18 @@ def run_searches(
     started = time.perf_counter()
     pool = ThreadPoolExecutor(max_workers=options.concurrency)
     try:
-        futures = [pool.submit(_send, backend, index, batch, options) for batch in batches]
+        futures = [
+            pool.submit(_send, backend, index, batch, options, (id_field, stored_templates))
+            for batch in batches
+        ]
         for batch, future in zip(batches, futures, strict=True):
             responses, client_ms, retries = future.result()
             for (arm, qid, _), answer in zip(batch, responses, strict=True):
                 res = results[arm]
-                res.run[qid] = answer.ranking
+                try:
+                    res.run[qid] = answer.ranking_by(id_field)
+                except ConfigError as exc:
+                    raise ConfigError(f"{arm} search for query {qid} on {index}: {exc}") from None
                 res.took_ms[qid] = answer.took_ms
                 res.client_ms[qid] = client_ms
                 res.retries += retries
@@ -129,15 +140,26 @@ def run_searches(
 
 
 def _send(
-    backend: Backend, index: str, batch: list[Request], options: SearchOptions
+    backend: Backend,
+    index: str,
+    batch: list[Request],
+    options: SearchOptions,
+    how: tuple[str, bool] = ("_id", False),
 ) -> tuple[list[SearchResult], float, int]:
     """One batch as msearch; whole-request failures and single 429/5xx searches retried (Retry)."""
     out: dict[int, SearchResult] = {}
     slowest = [0.0]
+    id_field, stored = how
 
     def send(pending: list[int], may_retry: bool) -> list[int]:
         t0 = time.perf_counter()
-        answers = backend.msearch(index, [batch[i][2] for i in pending], timeout_s=options.timeout_s)
+        answers = backend.msearch(
+            index,
+            [batch[i][2] for i in pending],
+            timeout_s=options.timeout_s,
+            source_fields=() if id_field == "_id" else (id_field,),
+            stored_templates=stored,
+        )
         slowest[0] = max(slowest[0], (time.perf_counter() - t0) * 1000.0)
         again: list[int] = []
         for i, answer in zip(pending, answers, strict=True):

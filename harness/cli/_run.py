@@ -21,6 +21,7 @@ from harness.cli._embedding import (
     TrustRemoteCodeOpt,
 )
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
+from harness.cli._experiment import with_experiment
 from harness.cli._index import FieldMapOpt, MappingOpt
 from harness.eval import OVERLAP_K, RBO_P, STAT_TESTS
 from harness.inspect import dataset_tables, overlap_table, print_table, significance_table
@@ -37,7 +38,9 @@ def _opt(*names: str, help: str) -> Any:
     return typer.Option(*names, help=help)
 
 
-ModeArg = Annotated[str, typer.Argument(help=f"{', '.join(MODES)}.")]
+ModeArg = Annotated[
+    str, typer.Argument(help=f"{', '.join(MODES)} (none with --experiment FILE).", show_default=False)
+]
 DatasetOpt = Annotated[
     list[str] | None,
     _opt("--dataset", "-d", help="r2med (all eight; default), r2med/<Name>, sample, or a folder."),
@@ -106,7 +109,9 @@ SeedOpt = Annotated[int, typer.Option("--seed")]
 OutputOpt = Annotated[
     Path | None, _opt("--output", "-o", help="Run directory (default runs/<mode>-<config hash>).")
 ]
-RecordsOpt = Annotated[str, _opt("--records", help="Evaluation record sinks: jsonl,es | jsonl | none.")]
+RecordsOpt = Annotated[
+    str | None, _opt("--records", help="Evaluation record sinks: jsonl,es (default) | jsonl | none.")
+]
 RecordsUrlOpt = Annotated[str | None, _opt("--records-url", help="Write records to this cluster instead.")]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress")]
 LoadOpt = Annotated[
@@ -146,9 +151,10 @@ AnnCandidatesOpt = Annotated[
 ]
 
 
+@with_experiment
 @with_connection
 def run_command(
-    mode: ModeArg,
+    mode: ModeArg = "",
     dataset: DatasetOpt = None,
     split: SplitOpt = None,
     model: ModelOpt = "minilm",
@@ -179,7 +185,7 @@ def run_command(
     test: TestOpt = "randomization",
     seed: SeedOpt = 42,
     output: OutputOpt = None,
-    records: RecordsOpt = "jsonl,es",
+    records: RecordsOpt = None,
     records_url: RecordsUrlOpt = None,
     progress: ProgressOpt = True,
     load: LoadOpt = False,
@@ -218,7 +224,7 @@ def run_command(
         test=test,
         seed=seed,
         output=output,
-        records=records,
+        records=records or "jsonl,es",
         records_url=records_url,
         progress=progress,
         load=_load(load, clients, duration, iterations, target_throughput, warmup, load_timeout),

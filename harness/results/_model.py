@@ -51,6 +51,25 @@ class Percentiles:
 
 
 @dataclass(frozen=True, slots=True)
+class ArmTarget:
+    """Where an experiment's arm searched and how (``harness run --experiment``; None for built-in arms).
+
+    ``missing_judged`` lists the judged documents (any grade) the arm's index does not hold, matched
+    by ``id_field``: they still count in the ideal ranking, so they cap what the arm can score.
+    """
+
+    index: str = ""
+    url: str = ""
+    template: str = ""  # the template file (or "FILE: arms[i].template" when inline)
+    id_field: str = "_id"
+    fusion: str | None = None  # a fused arm's spec
+    inputs: tuple[str, ...] = ()  # a fused arm's arms
+    judged: int = 0  # distinct judged documents of the evaluated queries
+    missing_judged: tuple[str, ...] = ()
+    missing_relevant: int = 0  # of those, how many are judged relevant (grade > 0)
+
+
+@dataclass(frozen=True, slots=True)
 class ArmResult:
     """One arm on one dataset: mean metrics, 95% bootstrap intervals, timings.
 
@@ -72,6 +91,8 @@ class ArmResult:
     ann: AnnRecall | None = None
     #: (lexical, vector) weights of an in-engine weighted sum (``hybrid-engine-sum``); None for other arms
     weights: tuple[float, float] | None = None
+    #: an experiment arm's index, template and the judged documents its index lacks
+    target: ArmTarget | None = None
 
     def metric(self, key: str) -> float | None:
         return self.metrics.get(key)

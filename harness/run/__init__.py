@@ -12,21 +12,40 @@
 * :mod:`._publish`: the run directory's files (``WRITERS``) and the records (``SINKS``).
 """
 
-from harness.run._assemble import scores_and_intervals
-from harness.run._config import MAX_DEPTH, RunConfig
-from harness.run._plan import RunPlan, plan_run
-from harness.run._publish import MANIFEST_FILE, REPORT_FILE, WRITERS, write_manifest
-from harness.run._runner import run
+from harness.run._assemble import assemble, scores_and_intervals, start_manifest
+from harness.run._config import EXPERIMENT_MODE, MAX_DEPTH, RunConfig
+from harness.run._execute import DatasetOutcome, fuse_arm_runs
+from harness.run._plan import DatasetPlan, PlannedArm, RunPlan, load_datasets, plan_run
+from harness.run._publish import MANIFEST_FILE, REPORT_FILE, WRITERS, Publication, publish, write_manifest
+from harness.run._runner import check_resume, embedder_for, run
+from harness.run._sweep import SweepOutcome, check_protocol, held_out_runs, kfold_selection, score_matrix
 
 __all__ = [
+    "EXPERIMENT_MODE",
     "MANIFEST_FILE",
     "MAX_DEPTH",
     "REPORT_FILE",
     "WRITERS",
+    "DatasetOutcome",
+    "DatasetPlan",
+    "PlannedArm",
+    "Publication",
     "RunConfig",
     "RunPlan",
+    "SweepOutcome",
+    "assemble",
+    "check_protocol",
+    "check_resume",
+    "embedder_for",
+    "fuse_arm_runs",
+    "held_out_runs",
+    "kfold_selection",
+    "load_datasets",
     "plan_run",
+    "publish",
     "run",
+    "score_matrix",
     "scores_and_intervals",
+    "start_manifest",
     "write_manifest",
 ]

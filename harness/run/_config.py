@@ -30,6 +30,8 @@ from indexer import (
     load_user_mapping,
 )
 
+#: the mode of a run whose arms an experiment file declares (``harness run --experiment FILE``)
+EXPERIMENT_MODE = "experiment"
 MAX_DEPTH = 1000
 MAX_CANDIDATES = 10_000
 NO_RECORDS = "none"
@@ -94,9 +96,12 @@ class RunConfig:
     ann_sweep: SweepOptions | None = None  # --ann-sweep
     #: ``mapping`` and ``field_map`` read and checked (by __post_init__)
     user_mapping: UserMapping | None = field(default=None, init=False, repr=False, compare=False)
+    experiment: str | None = None  # the experiment file whose arms run (mode "experiment")
 
     def __post_init__(self) -> None:
-        _choice("a mode", self.mode, MODES)
+        self._check_experiment()
+        if self.mode != EXPERIMENT_MODE:
+            _choice("a mode", self.mode, MODES)
         _choice("--bm25", self.bm25, BM25_FIELDS)
         _choice("--lexical-field", self.lexical_field, LEXICAL_FIELDS)
         _choice("--test", self.test, STAT_TESTS)
@@ -114,7 +119,7 @@ class RunConfig:
             )
         if not 0 < self.alpha < 1:
             raise ConfigError(f"expected a significance level alpha between 0 and 1, found {self.alpha}")
-        if self.tune_on is not None and self.mode != "hybrid":
+        if self.tune_on is not None and self.mode not in ("hybrid", EXPERIMENT_MODE):
             raise ConfigError("--tune-on tunes fusion weights, so it needs the hybrid mode")
         if self.sweep is not None and self.tune_on is None:
             raise ConfigError(
@@ -159,6 +164,24 @@ class RunConfig:
                 f"no {', '.join(clash)} with it"
             )
         return load_user_mapping(self.mapping, self.field_map)
+
+    def _check_experiment(self) -> None:
+        if (self.mode == EXPERIMENT_MODE) != (self.experiment is not None):
+            raise ConfigError(
+                f"expected an experiment file with the {EXPERIMENT_MODE} mode (--experiment FILE) and no mode "
+                f"with it, found mode {self.mode!r} and experiment {self.experiment!r}"
+            )
+        if self.experiment is None:
+            return
+        unsupported = {
+            "--expansion": self.expansion,
+            "--rerank": self.rerank,
+            "--load": self.load,
+            "--ann-sweep": self.ann_sweep,
+        }
+        given = [flag for flag, value in unsupported.items() if value is not None]
+        if given:
+            raise ConfigError(f"an experiment run does not take {', '.join(given)} (yet): found them given")
 
     def _fusion_spec(self) -> FusionSpec:
         if isinstance(self.fusion, FusionSpec):
@@ -225,6 +248,7 @@ class RunConfig:
             "mapping",  # the user mapping is in the identity through its hash and field map (below)
             "field_map",
             "user_mapping",
+            "experiment",  # an experiment's identity is its arms (added by its plan), not where the file is
         ):
             data.pop(key)
         if self.user_mapping is not None:  # absent otherwise, so runs without one keep their hash

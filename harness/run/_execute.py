@@ -37,7 +37,7 @@ from harness.run._sweep import (
     primary_fused,
     score_matrix,
 )
-from harness.strategies import QueryInput, RerankedArm, SearchArm, SearchContext, TextFields
+from harness.strategies import FusedArm, QueryInput, RerankedArm, SearchArm, SearchContext, TextFields
 from harness.sweep import SweepContext, select
 from indexer import (
     BM25_PARAMS,
@@ -85,6 +85,27 @@ class DatasetOutcome:
 def corpus_texts(ds: Dataset, ids: set[str]) -> dict[str, str]:
     """The text a model sees (title and body) of the given documents, in one pass over the corpus."""
     return {d.id: document_text(d.title, d.text) for d in ds.iter_corpus() if d.id in ids}
+
+
+def fuse_arm_runs(inputs: dict[str, ArmRun], spec: FusionSpec, depth: int) -> ArmRun:
+    """The runs of ``inputs`` fused with ``spec`` (top ``depth``), with the fusion's cost added."""
+    runs = {name: res.run for name, res in inputs.items()}
+    qids = sorted({qid for run in runs.values() for qid in run})
+    # untimed first call: numba compiles ranx's kernels per doc-id width, and JIT time is not query time
+    fuse(runs, spec)
+    t0 = time.perf_counter()
+    fused = top_k(fuse(runs, spec), depth)
+    per_query_ms = (time.perf_counter() - t0) * 1000.0 / max(1, len(fused))
+    for qid in qids:
+        fused.setdefault(qid, {})
+    parts = list(inputs.values())
+    return ArmRun(
+        run=fused,
+        took_ms={q: sum(p.took_ms.get(q, 0.0) for p in parts) for q in qids},
+        client_ms={q: max(p.client_ms.get(q, 0.0) for p in parts) + per_query_ms for q in qids},
+        wall_s=max(p.wall_s for p in parts) + per_query_ms * len(fused) / 1000.0,
+        retries=sum(p.retries for p in parts),
+    )
 
 
 class Checkpoints:
@@ -145,7 +166,9 @@ class Executor:
         elif dsplan.fused_arms:
             fusion = self.config.fusion_spec
             for arm in dsplan.fused_arms:
-                runs[arm.name] = self._fuse({name: runs[name] for name in arm.inputs}, fusion)
+                assert isinstance(arm.spec, FusedArm)
+                spec = arm.spec.fusion or fusion
+                runs[arm.name] = self._fuse({name: runs[name] for name in arm.inputs}, spec)
         for arm in dsplan.reranked_arms:
             assert isinstance(arm.spec, RerankedArm)
             runs[arm.name] = self._rerank(
@@ -263,23 +286,7 @@ class Executor:
 
     # ------------------------------------------------------------------- fuse
     def _fuse(self, inputs: dict[str, ArmRun], spec: FusionSpec) -> ArmRun:
-        runs = {name: res.run for name, res in inputs.items()}
-        qids = sorted({qid for run in runs.values() for qid in run})
-        # untimed first call: numba compiles ranx's kernels per doc-id width, and JIT time is not query time
-        fuse(runs, spec)
-        t0 = time.perf_counter()
-        fused = top_k(fuse(runs, spec), self.config.depth)
-        per_query_ms = (time.perf_counter() - t0) * 1000.0 / max(1, len(fused))
-        for qid in qids:
-            fused.setdefault(qid, {})
-        parts = list(inputs.values())
-        return ArmRun(
-            run=fused,
-            took_ms={q: sum(p.took_ms.get(q, 0.0) for p in parts) for q in qids},
-            client_ms={q: max(p.client_ms.get(q, 0.0) for p in parts) + per_query_ms for q in qids},
-            wall_s=max(p.wall_s for p in parts) + per_query_ms * len(fused) / 1000.0,
-            retries=sum(p.retries for p in parts),
-        )
+        return fuse_arm_runs(inputs, spec, self.config.depth)
 
     # ----------------------------------------------------------------- rerank
     def _rerank(self, ds: Dataset, name: str, source: ArmRun, ckpt: Checkpoints) -> ArmRun:

@@ -11,6 +11,7 @@ from harness.strategies._arms import Arm, FusedArm, RerankedArm, SearchArm
 from harness.strategies._base import QueryInput, RetrievalStrategy, SearchContext, TextFields
 from harness.strategies._engine_hybrid import EngineHybridQuery, EngineLinear, EngineRRF, EngineSum
 from harness.strategies._lexical import LEXICAL_FIELDS, Lexical
+from harness.strategies._template import ID_FIELD, TemplateArm, TemplateStrategy
 from harness.strategies._vector import Vector
 
 ARMS: dict[str, Arm] = {
@@ -43,6 +44,7 @@ MODES: dict[str, tuple[str, ...]] = {
 
 __all__ = [
     "ARMS",
+    "ID_FIELD",
     "LEXICAL_FIELDS",
     "MODES",
     "Arm",
@@ -57,6 +59,8 @@ __all__ = [
     "RetrievalStrategy",
     "SearchArm",
     "SearchContext",
+    "TemplateArm",
+    "TemplateStrategy",
     "TextFields",
     "Vector",
 ]

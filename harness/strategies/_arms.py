@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.eval import FusionSpec
 from harness.strategies._base import RetrievalStrategy
+from harness.strategies._template import TemplateArm
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,12 +38,13 @@ class SearchArm:
 
 @dataclass(frozen=True, slots=True)
 class FusedArm:
-    """An arm fused on the client from the runs of ``inputs`` (with the run's fusion spec)."""
+    """An arm fused on the client from the runs of ``inputs`` (with its own fusion spec, else the run's)."""
 
     name: str
     inputs: tuple[str, ...]
     compare_to: tuple[str, ...] = ()
     needs_capability: None = None
+    fusion: FusionSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,4 +60,4 @@ class RerankedArm:
         return (self.input,)
 
 
-Arm = SearchArm | FusedArm | RerankedArm
+Arm = SearchArm | FusedArm | RerankedArm | TemplateArm

@@ -4,6 +4,7 @@ from typing import Any, ClassVar
 
 from harness._errors import RunError
 from harness.strategies._base import QueryInput, RetrievalStrategy
+from harness.strategies._template import builtin_body
 from indexer import KnnSpec
 
 
@@ -24,4 +25,6 @@ class Vector(RetrievalStrategy):
         )
 
     def body(self, query: QueryInput) -> dict[str, Any]:
-        return {**self._common(), **self.ctx.require_dialect("the vector arm").knn_search(self.knn(query))}
+        """The packaged kNN template of the engine's dialect, rendered as any template arm's is."""
+        self.knn(query)  # a query vector and a vector field, or a clear error
+        return builtin_body("vector", self.ctx, query, {}, self.ctx.require_dialect("the vector arm"))

@@ -114,8 +114,22 @@ class Backend(QueryDialect, Protocol):
         self, index: str, body: Mapping[str, Any] | bytes, *, timeout_s: float | None = None
     ) -> SearchResult: ...
     def msearch(
-        self, index: str, bodies: Sequence[Mapping[str, Any]], *, timeout_s: float | None = None
-    ) -> list[SearchResult]: ...
+        self,
+        index: str,
+        bodies: Sequence[Mapping[str, Any]],
+        *,
+        timeout_s: float | None = None,
+        source_fields: Sequence[str] = (),
+        stored_templates: bool = False,
+    ) -> list[SearchResult]:
+        """One msearch of ``bodies`` on ``index``: ids and scores come back, and the ``_source``
+        fields named in ``source_fields`` (the bodies must ask for them). ``stored_templates``: the
+        bodies are ``{"id": ..., "params": ...}`` of stored search templates (``_msearch/template``;
+        :class:`~indexer.CapabilityMissing` where the cluster has no lang-mustache)."""
+        ...
+
+    def put_stored_template(self, template_id: str, source: str) -> None: ...
+
     def get_sources(
         self, index: str, ids: Sequence[str], fields: Sequence[str]
     ) -> dict[str, dict[str, Any]]: ...

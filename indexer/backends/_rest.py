@@ -21,6 +21,7 @@ from indexer._exceptions import CapabilityMissing, ConfigError, MappingConflictE
 from indexer.backends._errors import error_parts
 from indexer.backends._types import (
     FUSION_KINDS,
+    SEARCH_TEMPLATE,
     BulkItem,
     BulkResult,
     Capabilities,
@@ -411,17 +412,28 @@ class RestBackend(ABC):
         return _result(answer)
 
     def msearch(
-        self, index: str, bodies: Sequence[Mapping[str, Any]], *, timeout_s: float | None = None
+        self,
+        index: str,
+        bodies: Sequence[Mapping[str, Any]],
+        *,
+        timeout_s: float | None = None,
+        source_fields: Sequence[str] = (),
+        stored_templates: bool = False,
     ) -> list[SearchResult]:
         # a search that lost shards is an error, never a ranking over part of the index (both engines
         # answer 200 with fewer hits otherwise, and the run would score them as if they were whole)
-        header = {"index": index, "allow_partial_search_results": False}
+        header: dict[str, Any] = {"index": index, "allow_partial_search_results": False}
+        if stored_templates:  # bodies are {"id": ..., "params": {...}}, rendered by the engine
+            self.probe().require(SEARCH_TEMPLATE)
+            header = {"index": index}
         payload = ndjson(line for body in bodies for line in (header, body))
         answer = self._call(
             "POST",
-            "/_msearch",
+            "/_msearch/template" if stored_templates else "/_msearch",
             what=f"running {len(bodies)} searches on {index}",
-            params=_params(filter_path=MSEARCH_FILTER),
+            params=_params(
+                filter_path=MSEARCH_FILTER + tuple(f"responses.hits.hits._source.{f}" for f in source_fields)
+            ),
             body=payload,
             ndjson_body=True,
             timeout_s=timeout_s,
@@ -433,6 +445,16 @@ class RestBackend(ABC):
                 f"msearch on {index} answered {len(responses)} responses for {len(bodies)} searches"
             )
         return [_result(r) for r in responses]
+
+    def put_stored_template(self, template_id: str, source: str) -> None:
+        """Store a mustache search template (``PUT _scripts/<id>``); it needs lang-mustache."""
+        self.probe().require(SEARCH_TEMPLATE)
+        self._call(
+            "PUT",
+            f"/_scripts/{_p(template_id)}",
+            what=f"storing search template {template_id}",
+            body={"script": {"lang": "mustache", "source": source}},
+        )
 
     def get_sources(self, index: str, ids: Sequence[str], fields: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not ids:

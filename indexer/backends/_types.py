@@ -135,6 +135,27 @@ class SearchResult:
     def ranking(self) -> dict[str, float]:
         return {h.id: float(h.score) if h.score is not None else 0.0 for h in self.hits}
 
+    def ranking_by(self, id_field: str) -> dict[str, float]:
+        """The ranking with each hit named by its ``_source`` field ``id_field`` (a dotted path), not ``_id``.
+
+        Several hits with the same id (passages of one document) count once, at the best rank.
+        A hit without the field is a :class:`ConfigError` naming it.
+        """
+        if id_field == "_id":
+            return self.ranking
+        out: dict[str, float] = {}
+        for h in self.hits:
+            value: Any = h.source or {}
+            for part in id_field.split("."):
+                value = value.get(part) if isinstance(value, Mapping) else None
+            if value is None or isinstance(value, Mapping | list):
+                raise ConfigError(
+                    f"expected every hit to hold the id field {id_field!r} (a string or number in _source), "
+                    f"found {'none' if value is None else type(value).__name__} in document {h.id}"
+                )
+            out.setdefault(str(value), float(h.score) if h.score is not None else 0.0)
+        return out
+
 
 @dataclass(frozen=True, slots=True)
 class IndexMapping:

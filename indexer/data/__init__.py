@@ -9,6 +9,8 @@ Public surface::
     describe(dataset) -> dict (counts, lengths, grades, expansions, fingerprint, warnings)
     Dataset, Document, Fingerprint, Problem, Severity, R2MED_NAMES
     read_judgments(path, format=None) -> Judgments   TREC qrels, TSV/CSV, Quepid CSV, RRE JSON
+    read_queries(path) -> {qid: text}   JSONL {_id, text} or TSV id<TAB>text
+    judged_dataset(name, queries, qrels) -> Dataset   your own queries and judgments (no corpus)
 """
 
 from indexer.data._hub import DATA_DIR_ENV, PINNED_REVISIONS, R2MED_NAMES
@@ -30,6 +32,7 @@ from indexer.data._model import (
     Severity,
 )
 from indexer.data._overlay import EXPANSIONS_ENV, expansions_home
+from indexer.data._queries import QUERY_FORMATS, judged_dataset, read_queries
 from indexer.data._r2med import EXPANSION_FILE
 from indexer.data._registry import (
     Counts,
@@ -47,6 +50,7 @@ __all__ = [
     "EXPANSION_FILE",
     "JUDGMENT_FORMATS",
     "PINNED_REVISIONS",
+    "QUERY_FORMATS",
     "R2MED_NAMES",
     "CorpusStats",
     "Counts",
@@ -64,8 +68,10 @@ __all__ = [
     "describe",
     "expansion_root",
     "expansions_home",
+    "judged_dataset",
     "known_datasets",
     "load_dataset",
     "read_judgments",
+    "read_queries",
     "resolve_specs",
 ]
