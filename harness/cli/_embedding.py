@@ -15,7 +15,7 @@ from indexer import (
 )
 
 MODEL_HELP = (
-    "Embedding model: any sentence-transformers model id from the hub (org/name[@REVISION]; offline: from the "
+    "Embedding model: any sentence-transformers model id from the hub (org/name\\[@REVISION]; offline: from the "
     "local Hugging Face cache), a local model folder, a short name (minilm, e5, bge, ...), or openai:MODEL "
     "(an endpoint). Prompts and normalisation come from the model's own config."
 )

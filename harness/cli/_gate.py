@@ -50,7 +50,7 @@ def gate_command(
         Path | None, typer.Option("--baseline", help="Run directory to compare against.")
     ] = None,
     require: Annotated[list[str] | None, typer.Option("--require", help=RULES_HELP)] = None,
-    rules: Annotated[Path | None, typer.Option("--rules", help="TOML file with a [gate] table.")] = None,
+    rules: Annotated[Path | None, typer.Option("--rules", help="TOML file with a \\[gate] table.")] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write a JUnit XML report here.")] = None,
     summary: Annotated[
         Path | None,

@@ -89,7 +89,7 @@ ExpansionOpt = Annotated[
 ]
 RerankOpt = Annotated[
     str | None,
-    _opt("--rerank", help="Re-score an arm's top-k: [cross:|bi:]MODEL[@DEPTH] (default depth 100)."),
+    _opt("--rerank", help="Re-score an arm's top-k: \\[cross:|bi:]MODEL\\[@DEPTH] (default depth 100)."),
 ]
 RerankArmOpt = Annotated[
     list[str] | None, _opt("--rerank-arm", help="Arm to rerank (default the mode's main arm).")
