@@ -91,15 +91,26 @@ def test_writes_a_valid_r2med_set_and_a_second_run_makes_no_call(
 def test_run_with_the_generated_set_against_the_engine(
     server: OpenAIServer, dataset_copy: Path, tmp_path: Path, es_url: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """The Done-when path without rerank: expand, then `harness run hybrid --expansion hyde:MODEL`."""
+    """The Done-when path: expand, then `harness run hybrid --expansion hyde:MODEL --rerank minilm@100`."""
     assert _expand(server, dataset_copy, tmp_path / "cache") == 0
     out = tmp_path / "run"
-    argv = ["run", "hybrid", "--dataset", str(dataset_copy), "--expansion", f"hyde:{MODEL}"]
+    argv = [
+        "run",
+        "hybrid",
+        "--dataset",
+        str(dataset_copy),
+        "--expansion",
+        f"hyde:{MODEL}",
+        "--rerank",
+        "minilm@100",
+    ]
     assert main([*argv, "--output", str(out), "--url", es_url, "--records", "jsonl", "--no-progress"]) == 0
     printed = capfd.readouterr().out
     results = json.loads((out / "results.json").read_text())
     arms = results["datasets"]["llm-expand"]["arms"]
     assert {"lexical", "vector", "hybrid", "lexical+hyde", "vector+hyde", "hybrid+hyde"} <= set(arms)
+    reranked = [a for a in arms if a.endswith(">rerank")]
+    assert reranked and reranked[0] in printed, f"no reranked arm among {sorted(arms)}"
     assert "lexical+hyde" in printed and "hybrid+hyde" in printed
     expansion = results["manifest"]["datasets"]["llm-expand"]["expansion"]
     assert expansion["label"] == f"hyde:{MODEL}"
