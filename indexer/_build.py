@@ -348,6 +348,7 @@ def _finish(
     fields: list[str],
     meta: dict[str, Any],
     replicas: int | None,
+    console: Console,
 ) -> str:
     """Serving settings (``replicas`` None: the index's own left alone), verification, then the alias:
     published only when verified. Returns the mapping hash."""
@@ -357,12 +358,48 @@ def _finish(
     backend.put_mapping(name, meta=meta)
     if replicas is not None:
         backend.put_settings(name, {"index": serving_settings(replicas, layout.refresh_interval)})
+    _expunge_deletes(backend, name, console)
     verify(backend, name, dataset, fields)
     meta["status"] = "published"
     meta["published"] = datetime.now(UTC).isoformat()
     backend.put_mapping(name, meta=meta)
     publish(backend, alias, name)
     return str(meta["mapping_hash"])
+
+
+#: how long to wait for the engine to release replaced documents (it moves its retention leases every 30 s)
+RELEASE_WAIT_S = 90.0
+
+
+def _expunge_deletes(backend: Backend, name: str, console: Console) -> int:
+    """Merge away documents that a resume or a new model's vectors replaced: until merged they still count
+    in BM25's document frequencies, so the same index would rank differently from a fresh build, and
+    differently again whenever Lucene happens to merge. Returns how many are left (0, or a warning)."""
+    backend.refresh(name)
+    (stats,) = backend.list_indices(name)
+    if not stats.deleted:
+        return 0
+    console.print(
+        f"{name}: {stats.deleted} replaced documents still count in BM25's statistics; waiting for the engine "
+        "to release them (up to 30 s), then merging them away",
+        highlight=False,
+    )
+    deadline = time.monotonic() + RELEASE_WAIT_S
+    while not backend.replaced_docs_releasable(name) and time.monotonic() < deadline:
+        time.sleep(1.0)  # polls a condition the engine reports; the flush inside moves it along
+    backend.put_settings(name, {"index": {"merge.policy.expunge_deletes_allowed": 0}})  # default: >10% only
+    backend.force_merge(name, expunge_deletes=True)
+    backend.put_settings(name, {"index": {"merge.policy.expunge_deletes_allowed": None}})
+    backend.refresh(name)
+    (stats,) = backend.list_indices(name)
+    if stats.deleted:
+        console.print(
+            f"warning: {name} still holds {stats.deleted} replaced documents after the merge; lexical scores "
+            "may differ slightly from a fresh build until the engine merges them",
+            style="yellow",
+            highlight=False,
+        )
+    return stats.deleted
 
 
 def _plan_layout(
@@ -455,7 +492,9 @@ def build_index(
         and summary.skipped == dataset.corpus_size
         and options.replicas is None
     )
-    summary.mapping_hash = _finish(backend, layout, dataset, fields, meta, None if untouched else replicas)
+    summary.mapping_hash = _finish(
+        backend, layout, dataset, fields, meta, None if untouched else replicas, console
+    )
     summary.published = True
     summary.seconds = time.perf_counter() - started
     return summary

@@ -300,13 +300,43 @@ class RestBackend(ABC):
     def refresh(self, name: str) -> None:
         self._call("POST", f"/{_p(name)}/_refresh", what=f"refreshing {name}")
 
-    def force_merge(self, name: str, *, max_segments: int = 1, timeout_s: float = 600.0) -> None:
-        """Merge ``name`` down to ``max_segments`` segments (waits for the merge)."""
+    def replaced_docs_releasable(self, name: str) -> bool:
+        """Whether every shard's retention leases have moved past its last operation (flushing first): only
+        then can a merge drop the documents that updates replaced (soft deletes are kept for recovery until
+        the leases move, which the engine does every 30 s)."""
+        self._call("POST", f"/{_p(name)}/_flush", what=f"flushing {name}")
+        stats = self._call(
+            "GET",
+            f"/{_p(name)}/_stats/docs",
+            what=f"reading the shard stats of {name}",
+            params=_params(level="shards"),
+        )
+        for copies in stats["indices"][name]["shards"].values():
+            for shard in copies:
+                leases = shard.get("retention_leases", {}).get("leases", [])
+                top = shard.get("seq_no", {}).get("max_seq_no", -1)
+                if any(int(lease["retaining_seq_no"]) <= top for lease in leases):
+                    return False
+        return True
+
+    def force_merge(
+        self,
+        name: str,
+        *,
+        max_segments: int | None = 1,
+        timeout_s: float = 600.0,
+        expunge_deletes: bool = False,
+    ) -> None:
+        """Merge ``name`` down to ``max_segments`` segments, or (``expunge_deletes``) merge away the
+        segments that hold deleted documents; waits for the merge."""
+        params = (
+            _params(only_expunge_deletes=True) if expunge_deletes else _params(max_num_segments=max_segments)
+        )
         self._call(
             "POST",
             f"/{_p(name)}/_forcemerge",
             what=f"force-merging {name}",
-            params=_params(max_num_segments=max_segments),
+            params=params,
             timeout_s=timeout_s,
         )
 
@@ -316,7 +346,10 @@ class RestBackend(ABC):
             f"/_cat/indices/{_p(pattern)}",
             what=f"listing indices {pattern}",
             params=_params(
-                format="json", bytes="b", expand_wildcards="open", h="index,health,docs.count,store.size"
+                format="json",
+                bytes="b",
+                expand_wildcards="open",
+                h="index,health,docs.count,docs.deleted,store.size",
             ),
         )
         if not rows:
@@ -329,6 +362,7 @@ class RestBackend(ABC):
                 size_bytes=int(row.get("store.size") or 0),
                 health=str(row.get("health") or "unknown"),
                 aliases=tuple(sorted(aliases.get(row["index"], {}).get("aliases", {}))),
+                deleted=int(row.get("docs.deleted") or 0),
             )
             for row in sorted(rows, key=lambda r: str(r["index"]))
         ]

@@ -172,6 +172,9 @@ class IndexStats:
     size_bytes: int
     health: str
     aliases: tuple[str, ...] = ()
+    deleted: int = (
+        0  # replaced or deleted documents not merged away yet (they still count in BM25's statistics)
+    )
 
 
 #: vector similarities, in Elasticsearch's names (what the layout asks for)
