@@ -14,7 +14,7 @@ import pytest
 
 from harness.cli import main
 from harness.eval import PRIMARY_MEASURE, FusionSpec, evaluate, fuse, top_k
-from harness.results import RunResults
+from harness.results import RunResults, load_ranking, rank_run, trec_path
 from harness.sweep import Setting, kfold_folds, kfold_split
 from indexer import load_dataset, read_json
 from tests._support import scifact_subset
@@ -41,7 +41,7 @@ template = '''{{"size": {{{{size}}}}, "_source": false, "knn": {{"field": "{{{{v
 [[fused]]
 name = "fused"
 inputs = ["lexical", "knn"]
-fusion = "wsum:norm=min-max,weights=0.5/0.5"
+fusion = "{fusion}"
 
 [sweep]
 tune_on = "kfold:4"
@@ -56,10 +56,10 @@ def cut(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return scifact_subset(tmp_path_factory.mktemp("exp") / DATASET, n_docs=120, n_test=QUERIES, n_train=0)
 
 
-def _run(es_url: str, cut: Path, folder: Path, grid: str, params: str) -> Path:
+def _run(es_url: str, cut: Path, folder: Path, grid: str, params: str, fusion: str = "rrf") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     exp = folder / "exp.toml"
-    exp.write_text(PARAM_SWEEP.format(cut=cut, grid=grid, params=params))
+    exp.write_text(PARAM_SWEEP.format(cut=cut, grid=grid, params=params, fusion=fusion))
     out = folder / "out"
     args = ["run", "--experiment", str(exp), "--output", str(out), "--url", es_url, "--no-progress"]
     assert main([*args, "--records", "jsonl"]) == 0
@@ -85,12 +85,19 @@ def _label_setting(label: str) -> dict[str, dict[str, str]]:
     return out
 
 
-def _run_of(label: str, fusion: str, ckpt: dict[tuple[str, Setting], dict[str, dict[str, float]]]) -> dict:
-    """A configuration's fused run, rebuilt from the checkpoints alone."""
+def _run_of(
+    label: str, fusion: str, ckpt: dict[tuple[str, Setting], dict[str, dict[str, float]]], out: Path
+) -> dict:
+    """A configuration's fused run, rebuilt from the checkpoints (an arm not swept: its TREC file's ranks,
+    which rank fusion reads exactly)."""
     wanted = _label_setting(label)
-    runs = {}
+    runs = {
+        arm: rank_run(load_ranking(trec_path(out, DATASET, arm)))
+        for arm in ("knn", "lexical")
+        if arm not in wanted
+    }
     for (arm, setting), run in ckpt.items():
-        if {p: str(v) for p, v in setting} == wanted[arm]:
+        if {p: str(v) for p, v in setting} == wanted.get(arm):
             runs[arm] = run
     assert sorted(runs) == ["knn", "lexical"]
     return top_k(fuse({"lexical": runs["lexical"], "knn": runs["knn"]}, FusionSpec.parse(fusion)), 20)
@@ -106,7 +113,7 @@ def _check_held_out(out: Path, cut: Path) -> tuple[float, float]:
     folds = kfold_folds(kfold_split(sorted(qrels), 4, 42))
     pooled: dict[str, float] = {}
     for recorded, (_, held) in zip(sweep.choices.folds, folds, strict=True):
-        run = _run_of(recorded.chosen["params"], recorded.chosen["fusion"], ckpt)
+        run = _run_of(recorded.chosen["params"], recorded.chosen["fusion"], ckpt, out)
         judged = {q: qrels[q] for q in held}
         scores = evaluate(judged, {q: run.get(q, {}) for q in held}, [PRIMARY_MEASURE]).per_query
         pooled.update(scores[PRIMARY_MEASURE.key])
@@ -114,6 +121,11 @@ def _check_held_out(out: Path, cut: Path) -> tuple[float, float]:
     assert len(pooled) == QUERIES
     assert sweep.held_out == pytest.approx(held_out, abs=1e-4) == ds.arms["fused"].metrics["ndcg@10"]
     return sweep.held_out, sweep.in_sample_best
+
+
+def _printed(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()  # the run's lines go to stdout (its console), errors to stderr
+    return captured.out + captured.err
 
 
 def _searches_sent(err: str) -> list[int]:
@@ -124,7 +136,7 @@ def test_a_param_grid_alone_searches_each_setting_once_and_reports_held_out(
     es_url: str, cut: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = _run(es_url, cut, tmp_path, "", "lexical.title_boost = [0.2, 1, 5]")
-    err = capsys.readouterr().err
+    err = _printed(capsys)
     # said before any work: configurations x queries, and the searches of the param grid
     assert "3 configurations x 20 queries = 60 rankings" in err
     assert "the param grid searches 3 arm settings x 20 queries = 60 searches" in err
@@ -136,7 +148,7 @@ def test_a_param_grid_alone_searches_each_setting_once_and_reports_held_out(
     results = RunResults.load(out)
     sweep = results.datasets[DATASET].sweep
     assert sweep is not None and sweep.choices.configurations == 3
-    assert {f.chosen["fusion"] for f in sweep.choices.folds} == {"wsum:norm=min-max,weights=0.5/0.5"}
+    assert {f.chosen["fusion"] for f in sweep.choices.folds} == {"rrf:k=60"}  # the arm's own, unswept
     assert all(f.chosen["params"].startswith("lexical.title_boost=") for f in sweep.choices.folds)
     _check_held_out(out, cut)
 
@@ -146,8 +158,8 @@ def test_a_param_grid_with_the_fusion_grid_is_honest_and_resumes_without_searchi
 ) -> None:
     grid = 'grid = "method=rrf,wsum;norm=min-max;weights=0.2..0.8/0.3"'
     params = "lexical.title_boost = [0.2, 1, 5]\nknn.num_candidates = [20, 200]"
-    out = _run(es_url, cut, tmp_path, grid, params)
-    err = capsys.readouterr().err
+    out = _run(es_url, cut, tmp_path, grid, params, "wsum:norm=min-max,weights=0.5/0.5")
+    err = _printed(capsys)
     configs = 3 * 2 * (1 + 3)  # settings x (rrf + wsum at 3 weights)
     assert f"{configs} configurations x 20 queries = {configs * QUERIES} rankings" in err
     assert "the param grid searches 5 arm settings x 20 queries = 100 searches" in err
@@ -168,14 +180,14 @@ def test_a_param_grid_with_the_fusion_grid_is_honest_and_resumes_without_searchi
     ]
     qrels = load_dataset(str(cut)).qrels
     means = {
-        (p, f): evaluate(qrels, _run_of(p, f, _checkpoints(out)), [PRIMARY_MEASURE]).metrics[
+        (p, f): evaluate(qrels, _run_of(p, f, _checkpoints(out), out), [PRIMARY_MEASURE]).means[
             PRIMARY_MEASURE.key
         ]
         for p, f in every
     }
     assert sweep.in_sample_best == pytest.approx(max(means.values()), abs=1e-4)
     # the same command again: every setting from its checkpoint, nothing searched, the same figures
-    _run(es_url, cut, tmp_path, grid, params)
-    again = capsys.readouterr().err
+    _run(es_url, cut, tmp_path, grid, params, "wsum:norm=min-max,weights=0.5/0.5")
+    again = _printed(capsys)
     assert _searches_sent(again) == [0] and "5 settings from checkpoints" in again
     assert RunResults.load(out).datasets[DATASET].sweep == sweep
