@@ -191,3 +191,26 @@ def test_a_param_grid_with_the_fusion_grid_is_honest_and_resumes_without_searchi
     again = _printed(capsys)
     assert _searches_sent(again) == [0] and "5 settings from checkpoints" in again
     assert RunResults.load(out).datasets[DATASET].sweep == sweep
+
+
+def test_a_param_grid_on_a_train_split_searches_both_splits_once_and_scores_test(
+    es_url: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = scifact_subset(
+        tmp_path_factory.mktemp("exp-train") / "exp-train", n_docs=120, n_test=12, n_train=12
+    )
+    text = PARAM_SWEEP.format(cut=data, grid="", params="lexical.title_boost = [0.2, 5]", fusion="rrf")
+    (tmp_path / "exp.toml").write_text(text.replace('tune_on = "kfold:4"', 'tune_on = "train"'))
+    out = tmp_path / "out"
+    args = ["run", "--experiment", str(tmp_path / "exp.toml"), "--output", str(out), "--url", es_url]
+    assert main([*args, "--no-progress", "--records", "jsonl"]) == 0
+    printed = _printed(capsys)
+    assert "the param grid searches 2 arm settings x 24 queries = 48 searches" in printed
+    for split in ("test", "train"):  # each setting searched once on each split's 12 queries
+        files = sorted((out / "sweep" / "exp-train" / split).glob("*.json"))
+        assert len(files) == 2 and all(len(read_json(f)["run"]) == 12 for f in files), split
+    ds = RunResults.load(out).datasets["exp-train"]
+    assert ds.sweep is not None
+    (fold,) = ds.sweep.choices.folds  # chosen on the 12 train queries, scored on the 12 test ones
+    assert (fold.choose_queries, fold.held_out_queries) == (12, 12)
+    assert ds.sweep.held_out == ds.arms["fused"].metrics["ndcg@10"] == fold.held_out_score
