@@ -213,7 +213,7 @@ def _run(exp: ExperimentConfig, clusters: Clusters, console: Console) -> tuple[P
     for dsplan in plan.datasets:
         sites = _sites(exp, dsplan.dataset, clusters, embedders, console)
         done.append(execute(exp, dsplan.dataset, sites, console, partial(console.print, highlight=False)))
-        sweep = sweep_fused(exp, done[-1], sites, console, plan.run_dir)
+        sweep = sweep_fused(exp, done[-1], sites, console, plan.run_dir, plan.config_hash)
         outcomes.append(_outcome(dsplan, done[-1], exp.arms[0], sweep))
     manifest = start_manifest(plan, clusters.default, caps)
     results = _with_targets(assemble(plan, outcomes, manifest), done)

@@ -3,7 +3,9 @@
 Every body of every setting is rendered before the first search is sent (an unknown variable or
 a body that is not JSON fails before any work). Each setting's run is written to
 ``RUN_DIR/sweep/<dataset>/<split>/<arm>-<digest>.json`` (with the arm and the setting) as soon as
-it is searched, so the same command resumes without searching it again, and every configuration
+it is searched; the digest covers the setting and the run's configuration hash (templates, indices,
+data, engine, model), so the same command resumes without searching it again while a changed
+experiment never reads another's runs, and every configuration
 of the joint grid reuses it: the param grid costs settings x queries searches, whatever the
 size of the fusion grid.
 """
@@ -37,13 +39,18 @@ class SettingRuns:
     loaded: int = 0  # settings read back from their checkpoints
 
 
-def checkpoint_path(folder: Path, arm: str, setting: Setting) -> Path:
-    digest = hashlib.sha256(json.dumps(setting, sort_keys=True).encode()).hexdigest()[:12]
+def checkpoint_path(folder: Path, arm: str, setting: Setting, config_hash: str) -> Path:
+    digest = hashlib.sha256(json.dumps([config_hash, arm, setting]).encode()).hexdigest()[:12]
     return folder / f"{slug(arm, fallback='arm')}-{digest}.json"
 
 
 def _pending(
-    exp: ExperimentConfig, params: ParamGrid, ds: Dataset, sites: Mapping[str, ArmSite], folder: Path
+    exp: ExperimentConfig,
+    params: ParamGrid,
+    ds: Dataset,
+    sites: Mapping[str, ArmSite],
+    folder: Path,
+    config_hash: str,
 ) -> tuple[SettingRuns, list[tuple[Setting, TemplateArm, Path, list[Request]]]]:
     """The checkpointed settings' runs, and every other setting's arm and bodies (all rendered)."""
     by_name = {a.name: a for a in exp.arms}
@@ -52,7 +59,7 @@ def _pending(
     for name in params.arms:
         arm = by_name[name]
         for setting in params.settings(name):
-            path = checkpoint_path(folder, name, setting)
+            path = checkpoint_path(folder, name, setting, config_hash)
             if path.is_file():
                 done.runs[variant_key(name, setting)] = ArmRun.from_dict(read_json(path))
                 done.loaded += 1
@@ -68,10 +75,11 @@ def search_settings(
     ds: Dataset,
     sites: Mapping[str, ArmSite],
     folder: Path,
+    config_hash: str,
     console: Console,
 ) -> SettingRuns:
     """Each swept arm's run on ``ds`` under each of its settings: from its checkpoint, else searched once."""
-    done, todo = _pending(exp, params, ds, sites, folder)
+    done, todo = _pending(exp, params, ds, sites, folder, config_hash)
     for setting, variant, path, requests in todo:
         key = variant_key(variant.name, setting)
         try:

@@ -95,13 +95,16 @@ def _runs(
     ds: Dataset,
     base: Mapping[str, ArmRun],
     sites: Mapping[str, ArmSite],
-    folder: Path,
+    where: tuple[Path, str],
     console: Console,
 ) -> dict[str, ArmRun]:
     """The swept arm's inputs on ``ds`` (``base``), and with [sweep.params] each setting's run."""
     runs = {name: base[name] for name in arm.inputs}
     if exp.params is not None:
-        found = search_settings(exp, exp.params, ds, sites, folder / slug(ds.split or "test"), console)
+        folder, config_hash = where
+        found = search_settings(
+            exp, exp.params, ds, sites, folder / slug(ds.split or "test"), config_hash, console
+        )
         console.print(
             f"sweep of {arm.name} on {ds.name}/{ds.split or 'test'}: {found.searches:,} searches sent, "
             f"{found.loaded} settings from checkpoints",
@@ -155,16 +158,17 @@ def sweep_fused(
     sites: Mapping[str, ArmSite],
     console: Console,
     run_dir: Path,
+    config_hash: str,
 ) -> SweepOutcome | None:
     """Tune the swept arm held out; its run, evaluation and target in ``done`` become the held-out ones."""
     arm, spec, tuning = exp.swept_arm, grid_of(exp), exp.run.tuning
     if arm is None or spec is None or tuning is None:
         return None
     ds, depth, progress = done.dataset, exp.run.depth, exp.run.progress
-    folder = run_dir / SETTINGS_DIR / slug(ds.name)
+    where = (run_dir / SETTINGS_DIR / slug(ds.name), config_hash)
     ctx = SweepContext(arm.inputs, arm.name, depth)
     configs = _configs(spec, ctx)
-    runs = _runs(exp, arm, ds, done.runs, sites, folder, console)
+    runs = _runs(exp, arm, ds, done.runs, sites, where, console)
     score = score_matrix(
         list(configs.values()), ctx, {n: r.run for n, r in runs.items()}, ds, console, progress
     )
@@ -175,7 +179,7 @@ def sweep_fused(
         train = ds.with_split(tuning.split)
         searched = [a for a in exp.arms if a.name in arm.inputs]
         base = search_all(exp, searched, render_all(exp, searched, train, sites), sites, console)
-        on_train = _runs(exp, arm, train, base, sites, folder, console)
+        on_train = _runs(exp, arm, train, base, sites, where, console)
         choose = score_matrix(
             list(configs.values()), ctx, {n: r.run for n, r in on_train.items()}, train, console, progress
         )
