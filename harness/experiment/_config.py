@@ -23,12 +23,23 @@
     inputs = ["boosted", "knn"]
     fusion = "wsum:norm=min-max,weights=0.4/0.6"    # as --fusion
 
+    [sweep]                                 # optional: tune a fused arm, every query scored held out
+    arm = "hybrid"                          # default: the first fused arm
+    tune_on = "kfold:5"                     # or a split: train
+    grid = "method=rrf,wsum;weights=0.1..0.9/0.2"   # its fusion grid (default: the method's own
+                                            # parameter; with [sweep.params] alone: its fusion as written)
+
+    [sweep.params]                          # optional: template parameters of its inputs, jointly
+    boosted.title_boost = [1.0, 2.0, 4.0]   # ARM.PARAM = [values]: a variable of the arm's template
+    knn.num_candidates = [100, 400]         # (its params, or k / num_candidates)
+
 Every problem is a :class:`ConfigError` that starts ``FILE: key.path:``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -38,6 +49,7 @@ from typing import Any
 from harness.eval import FusionSpec
 from harness.run import EXPERIMENT_MODE, RunConfig
 from harness.strategies import ID_FIELD, FusedArm, TemplateArm
+from harness.sweep import ParamAxis, ParamGrid
 from harness.templates import (
     BUILTIN_PARAMS,
     BUILTIN_PREFIX,
@@ -52,7 +64,9 @@ TOP_KEYS = frozenset(
     {"name", "datasets", "queries", "qrels", "split", "depth", "num_candidates", "seed", "test", "alpha"}
     | {"records", "model", "connection", "arms", "fused", "sweep"}
 )
-SWEEP_KEYS = frozenset({"arm", "tune_on", "grid"})
+SWEEP_KEYS = frozenset({"arm", "tune_on", "grid", "params"})
+#: the harness's variables that ``[sweep.params]`` may set for an arm whose template uses them
+SWEEPABLE = frozenset({"k", "num_candidates"})
 ARM_KEYS = frozenset(
     {"name", "index", "template", "template_file", "stored_template", "id_field", "model", "query_prompt"}
     | {"params"}
@@ -121,6 +135,7 @@ class ExperimentConfig:
     qrels: Path | None = None
     connection: ConnectionSettings | None = None  # the file's [connection] table (None: flags and env)
     swept: str | None = None  # the fused arm [sweep] tunes (run.tune_on, run.sweep: how and over what)
+    params: ParamGrid | None = None  # [sweep.params]: its inputs' template parameters, swept jointly
 
     @property
     def swept_arm(self) -> FusedArm | None:
@@ -146,7 +161,7 @@ class ExperimentConfig:
                 {"name": f.name, "inputs": list(f.inputs), "fusion": str(f.fusion)} for f in self.fused
             ],
             "swept": self.swept,
-        }
+        } | ({"sweep_params": str(self.params)} if self.params is not None else {})
 
 
 def _template_text(table: _Table, base: Path) -> dict[str, tuple[str, str]]:
@@ -359,8 +374,18 @@ def load_experiment(
                 f"unknown arm {unknown[0]!r}: expected one of {', '.join(every)}",
             )
     swept = _swept(top, fused)
+    params = _param_grid(top, arms, next((f for f in fused if f.name == swept), None), run.depth)
     return ExperimentConfig(
-        path, sha, run, tuple(arms), tuple(fused), queries, qrels, _connection(top, "connection"), swept
+        path,
+        sha,
+        run,
+        tuple(arms),
+        tuple(fused),
+        queries,
+        qrels,
+        _connection(top, "connection"),
+        swept,
+        params,
     )
 
 
@@ -375,3 +400,71 @@ def _swept(top: _Table, fused: list[FusedArm]) -> str | None:
     if name is not None and name not in names:
         raise top.fail("sweep.arm", f"unknown fused arm {name!r}: expected one of {', '.join(names)}")
     return name or names[0]
+
+
+def _sweepable(arm: TemplateArm) -> set[str]:
+    """The params ``[sweep.params]`` may set for ``arm``: its template's variables among its params,
+    ``k`` and ``num_candidates`` (a stored template's variables are the engine's: its params)."""
+    settable = set(arm.params) | SWEEPABLE
+    if arm.stored_template is not None:
+        return settable
+    return {v for t in arm.templates.values() for v in t.variables} & settable
+
+
+def _param_grid(top: _Table, arms: list[TemplateArm], swept: FusedArm | None, depth: int) -> ParamGrid | None:
+    """``[sweep.params]``: ``ARM.PARAM = [values]`` for inputs of the swept arm, each checked at its key path."""
+    sweep = top.data.get("sweep")
+    if not isinstance(sweep, dict) or "params" not in sweep:
+        return None
+    value = _Table(sweep, "sweep", top.file).get("params", dict)
+    table = _Table(value, "sweep.params", top.file)
+    if not value:
+        raise top.fail("sweep.params", "expected ARM.PARAM = [values, ...] entries, found an empty table")
+    assert swept is not None  # _swept: a [sweep] has a fused arm to tune
+    by_name = {a.name: a for a in arms}
+    axes: list[ParamAxis] = []
+    for name, entries in value.items():
+        if name not in swept.inputs:
+            what = "arm" if name in by_name else "unknown arm"
+            raise table.fail(
+                name,
+                f"{what} {name!r}: expected an input of the swept arm {swept.name} ({', '.join(swept.inputs)}), "
+                "as ARM.PARAM = [values] with the key unquoted",
+            )
+        if not isinstance(entries, dict):
+            raise table.fail(name, f"expected PARAM = [values] entries for arm {name}, found {entries!r}")
+        axes += _axes(_Table(entries, f"sweep.params.{name}", top.file), by_name[name], depth)
+    return ParamGrid(tuple(axes))
+
+
+def _axes(table: _Table, arm: TemplateArm, depth: int) -> list[ParamAxis]:
+    known = _sweepable(arm)
+    axes = []
+    for param, values in table.data.items():
+        if param not in known:
+            raise table.fail(
+                param,
+                f"unknown param of arm {arm.name}: expected a variable of its template among "
+                f"{', '.join(sorted(known)) or 'none'}",
+            )
+        if not isinstance(values, list) or not values:
+            raise table.fail(param, f"expected a non-empty list of values, found {values!r}")
+        if len({repr(v) for v in values}) != len(values):
+            raise table.fail(param, f"expected distinct values, found a repeated one in {values!r}")
+        try:
+            json.dumps(values)
+        except (TypeError, ValueError):
+            raise table.fail(
+                param, f"expected JSON values (numbers, strings, lists, tables), found {values!r}"
+            ) from None
+        if param in SWEEPABLE and not all(type(v) is int and v >= 1 for v in values):
+            raise table.fail(param, f"expected positive integers, found {values!r}")
+        axes.append(ParamAxis(arm.name, param, tuple(values)))
+    ks = next((a.values for a in axes if a.param == "k"), (depth,))
+    for axis in (a for a in axes if a.param == "num_candidates" and "k" in known):
+        low = min(axis.values)
+        if low < max(ks):
+            raise table.fail(
+                "num_candidates", f"{low} is below k={max(ks)}: the engines refuse num_candidates < k"
+            )
+    return axes

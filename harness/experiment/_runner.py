@@ -16,7 +16,7 @@ from rich.console import Console
 
 from harness.experiment._config import ExperimentConfig
 from harness.experiment._execute import ArmSite, ExperimentOutcome, execute
-from harness.experiment._sweep import sweep_fused
+from harness.experiment._sweep import cost_line, sweep_fused
 from harness.results import Manifest, RunResults
 from harness.run import (
     MANIFEST_FILE,
@@ -208,11 +208,12 @@ def _run(exp: ExperimentConfig, clusters: Clusters, console: Console) -> tuple[P
     if exp.run.tuning is not None:  # a protocol the data cannot run fails before any search
         for ds in datasets:
             check_protocol(exp.run.tuning, ds)
+            console.print(cost_line(exp, ds), highlight=False)
     done, outcomes = [], []
     for dsplan in plan.datasets:
         sites = _sites(exp, dsplan.dataset, clusters, embedders, console)
         done.append(execute(exp, dsplan.dataset, sites, console, partial(console.print, highlight=False)))
-        sweep = sweep_fused(exp, dsplan, done[-1], sites, console)
+        sweep = sweep_fused(exp, done[-1], sites, console, plan.run_dir, plan.config_hash)
         outcomes.append(_outcome(dsplan, done[-1], exp.arms[0], sweep))
     manifest = start_manifest(plan, clusters.default, caps)
     results = _with_targets(assemble(plan, outcomes, manifest), done)

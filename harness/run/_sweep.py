@@ -20,6 +20,7 @@ from harness.eval import PRIMARY_MEASURE, FusionSpec, evaluate
 from harness.results import ArmResult, HeldOutSweep, SweepFold, TuningChoices
 from harness.sweep import (
     Configuration,
+    JointGrid,
     Selection,
     SweepContext,
     SweepSpec,
@@ -44,7 +45,7 @@ class SweepOutcome:
 
     arm: str
     tune_on: TuneOn
-    grid: SweepSpec
+    grid: SweepSpec | JointGrid  # JointGrid: an experiment's [sweep.params] with its fusion grid
     selection: Selection
     configurations: dict[str, Configuration]
     runs: dict[str, ArmRun]

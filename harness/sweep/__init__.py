@@ -4,7 +4,8 @@ scored on others.
 * :class:`SweepSpec` (``SweepSpec.parse("method=rrf,wsum;norm=min-max,zmuv;weights=0.1..0.9/0.1")``,
   or a name of :data:`NAMED_GRIDS`): the fusion grid;
 * :data:`PROVIDERS`, :class:`Configuration`, :func:`grid`: the joint grid, one provider per kind of
-  parameter (today ``fusion``);
+  parameter: ``params`` (template parameters, :class:`ParamGrid`: searched once per setting) and
+  ``fusion``;
 * :func:`parse_tune_on` -> :class:`TuneOn` (a train split or ``kfold:K``), :func:`kfold_split`,
   :func:`select` -> :class:`Selection`: choose per fold, score every query held out.
 """
@@ -31,6 +32,15 @@ from harness.sweep._heldout import (
     parse_tune_on,
     select,
 )
+from harness.sweep._params import (
+    JointGrid,
+    ParamAxis,
+    ParamGrid,
+    ParamPoint,
+    ParamsProvider,
+    Setting,
+    variant_key,
+)
 from harness.sweep._spec import AXES, NAMED_GRIDS, SweepSpec
 
 __all__ = [
@@ -43,9 +53,15 @@ __all__ = [
     "Configuration",
     "FoldChoice",
     "FusionProvider",
+    "JointGrid",
+    "ParamAxis",
+    "ParamGrid",
+    "ParamPoint",
+    "ParamsProvider",
     "Provider",
     "ScoreMatrix",
     "Selection",
+    "Setting",
     "SweepContext",
     "SweepSpec",
     "TuneOn",
@@ -55,4 +71,5 @@ __all__ = [
     "kfold_split",
     "parse_tune_on",
     "select",
+    "variant_key",
 ]

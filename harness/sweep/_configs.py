@@ -5,11 +5,12 @@ applied in registry order to a set of runs ``{arm: {qid: {doc: score}}}``; what 
 configuration produces is the run of the swept arm (``SweepContext.output``). The joint grid is
 the product of the providers' choices.
 
-Today one provider exists, ``fusion`` (method x normalisation x weights x k, from a
-:class:`~harness.sweep.SweepSpec`): its choice fuses the context's input arms into the output
-arm. A provider of template parameters (boosts, ``num_candidates``, fields) would register here
-the same way: its choices produce the input arms' runs (by searching), and the fusion choice
-that follows fuses them, so a grid over both needs no change to selection or scoring.
+Two providers exist: ``fusion`` (method x normalisation x weights x k, from a
+:class:`~harness.sweep.SweepSpec`), whose choice fuses the context's input arms into the output
+arm, and ``params`` (:mod:`harness.sweep._params`: template parameters, boosts,
+``num_candidates``, fields), which registers itself at a lower stage: its choices select the
+input arms' runs (searched once per setting) that the fusion choice then fuses, so a grid over
+both needs no change to selection or scoring.
 """
 
 from __future__ import annotations

@@ -156,6 +156,17 @@ class SweepSpec:
             return cls.parse("rrf")
         return cls((info.name,), norms, tuple((w,) for w in _range("", "0.0..1.0/0.1")))
 
+    @classmethod
+    def fixed(cls, fusion: FusionSpec) -> SweepSpec:
+        """A grid of one configuration, ``fusion`` itself: a sweep over template parameters alone."""
+        return cls(
+            (fusion.method,),
+            () if fusion.info.rank_based else (fusion.norm or "none",),
+            (fusion.weights,) if fusion.weights else (),
+            (fusion.k,) if fusion.k is not None else (),
+            text=str(fusion),
+        )
+
     def check(self, text: str) -> None:
         """Every axis given is taken by at least one listed method; weights are there when needed."""
         infos = [FUSION_METHODS[m] for m in self.methods]
