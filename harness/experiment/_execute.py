@@ -144,16 +144,6 @@ def render_all(
     return {arm.name: render_requests(arm, sites[arm.name], ds, ctx) for arm in arms}
 
 
-def search_all(
-    exp: ExperimentConfig,
-    arms: Sequence[TemplateArm],
-    requests: Mapping[str, Sequence[Request]],
-    sites: Mapping[str, ArmSite],
-    console: Console,
-) -> dict[str, ArmRun]:
-    return {arm.name: search_arm(arm, sites[arm.name], requests[arm.name], exp, console) for arm in arms}
-
-
 def execute(
     exp: ExperimentConfig,
     ds: Dataset,
