@@ -2,7 +2,8 @@
 
 Everything that can fail without the engine fails first: every body of every arm is rendered
 (an unknown variable, a body that is not JSON) and every arm's index is checked before the
-first search is sent. Nothing is written to the run directory until every arm has its run.
+first search is sent. Each arm's run is checkpointed as soon as it is searched (``._resume``); the run
+directory's final files are written only once every arm has its run.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from harness._errors import RunError
 from harness._search import ArmRun, Request, run_searches
 from harness.eval import Evaluation, evaluate
 from harness.experiment._config import ExperimentConfig
+from harness.experiment._resume import ArmCheckpoints
 from harness.results import ArmTarget
 from harness.run import fuse_arm_runs
 from harness.strategies import ID_FIELD, QueryInput, SearchContext, TemplateArm, TemplateStrategy
@@ -142,29 +144,32 @@ def render_all(
     return {arm.name: render_requests(arm, sites[arm.name], ds, ctx) for arm in arms}
 
 
-def search_all(
-    exp: ExperimentConfig,
-    arms: Sequence[TemplateArm],
-    requests: Mapping[str, Sequence[Request]],
-    sites: Mapping[str, ArmSite],
-    console: Console,
-) -> dict[str, ArmRun]:
-    return {arm.name: search_arm(arm, sites[arm.name], requests[arm.name], exp, console) for arm in arms}
-
-
 def execute(
     exp: ExperimentConfig,
     ds: Dataset,
     sites: Mapping[str, ArmSite],
     console: Console,
     report: Callable[[str], None] | None = None,
+    checkpoints: ArmCheckpoints | None = None,
 ) -> ExperimentOutcome:
-    """Render, check, search and fuse every arm of ``exp`` on ``ds``; score each against its qrels."""
+    """Render, check, search and fuse every arm of ``exp`` on ``ds``; score each against its qrels.
+
+    With ``checkpoints``, an arm finished by an earlier run of the same experiment is read back (no
+    search), and each arm searched now is checkpointed as soon as its searches are done."""
     outcome = ExperimentOutcome(ds)
-    requests = render_all(exp, exp.arms, ds, sites)
     for arm in exp.arms:
+        found = checkpoints.get(arm.name) if checkpoints is not None else None
+        if found is not None:
+            outcome.runs[arm.name], outcome.targets[arm.name] = found
+    todo = [arm for arm in exp.arms if arm.name not in outcome.runs]
+    requests = render_all(exp, todo, ds, sites)
+    for arm in todo:
         outcome.targets[arm.name] = arm_target(arm, sites[arm.name], ds.qrels)
-    outcome.runs.update(search_all(exp, exp.arms, requests, sites, console))
+    for arm in todo:
+        outcome.runs[arm.name] = search_arm(arm, sites[arm.name], requests[arm.name], exp, console)
+        if checkpoints is not None:
+            checkpoints.put(arm.name, outcome.runs[arm.name], outcome.targets[arm.name])
+    outcome.runs = {arm.name: outcome.runs[arm.name] for arm in exp.arms}  # in the experiment's order
     for fused in exp.fused:
         assert fused.fusion is not None
         outcome.runs[fused.name] = fuse_arm_runs(

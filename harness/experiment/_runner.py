@@ -14,12 +14,13 @@ from typing import Any
 
 from rich.console import Console
 
+from harness._errors import RunError
 from harness.experiment._config import ExperimentConfig
 from harness.experiment._execute import ArmSite, ExperimentOutcome, execute
+from harness.experiment._resume import ArmCheckpoints, discard_if_bad_input, refuse_other
 from harness.experiment._sweep import cost_line, sweep_fused
-from harness.results import Manifest, RunResults
+from harness.results import RunResults
 from harness.run import (
-    MANIFEST_FILE,
     DatasetOutcome,
     DatasetPlan,
     PlannedArm,
@@ -184,6 +185,27 @@ def _with_targets(results: RunResults, done: Sequence[ExperimentOutcome]) -> Run
     return replace(results, datasets=datasets, manifest=replace(results.manifest, fusion=None))
 
 
+def _execute_all(
+    exp: ExperimentConfig,
+    plan: RunPlan,
+    clusters: Clusters,
+    embedders: dict[str, CachedEmbedder],
+    console: Console,
+) -> tuple[list[ExperimentOutcome], list[DatasetOutcome]]:
+    """Every dataset's arms (finished ones read back from their checkpoints), sweeps and outcomes."""
+    done, outcomes = [], []
+    for dsplan in plan.datasets:
+        sites = _sites(exp, dsplan.dataset, clusters, embedders, console)
+        ckpt = ArmCheckpoints(plan.run_dir, dsplan.dataset, plan.config_hash)
+        report = partial(console.print, highlight=False)
+        done.append(execute(exp, dsplan.dataset, sites, console, report, ckpt))
+        if ckpt.reused:
+            report(f"resuming {plan.run_dir}: {ckpt.reused} arms reused ({dsplan.dataset.name})")
+        sweep = sweep_fused(exp, done[-1], sites, console, plan.run_dir, plan.config_hash)
+        outcomes.append(_outcome(dsplan, done[-1], exp.arms[0], sweep))
+    return done, outcomes
+
+
 def run_experiment(
     exp: ExperimentConfig, settings: ConnectionSettings, *, console: Console | None = None
 ) -> tuple[Path, RunResults]:
@@ -202,19 +224,17 @@ def _run(exp: ExperimentConfig, clusters: Clusters, console: Console) -> tuple[P
     datasets = _datasets(exp)
     embedders = _embedders(exp)
     plan = _plan(exp, datasets, caps, embedders)
-    existing = plan.run_dir / MANIFEST_FILE
-    if existing.is_file() and Manifest.load(existing).config_hash != plan.config_hash:
-        raise ConfigError(f"{plan.run_dir} holds a run with another configuration; choose another --output")
+    refuse_other(plan.run_dir, plan.config_hash)
     if exp.run.tuning is not None:  # a protocol the data cannot run fails before any search
         for ds in datasets:
             check_protocol(exp.run.tuning, ds)
             console.print(cost_line(exp, ds), highlight=False)
-    done, outcomes = [], []
-    for dsplan in plan.datasets:
-        sites = _sites(exp, dsplan.dataset, clusters, embedders, console)
-        done.append(execute(exp, dsplan.dataset, sites, console, partial(console.print, highlight=False)))
-        sweep = sweep_fused(exp, done[-1], sites, console, plan.run_dir, plan.config_hash)
-        outcomes.append(_outcome(dsplan, done[-1], exp.arms[0], sweep))
+    existed = plan.run_dir.exists()
+    try:
+        done, outcomes = _execute_all(exp, plan, clusters, embedders, console)
+    except (RunError, ConfigError) as exc:
+        discard_if_bad_input(plan.run_dir, existed, exc)
+        raise
     manifest = start_manifest(plan, clusters.default, caps)
     results = _with_targets(assemble(plan, outcomes, manifest), done)
     publish(Publication(plan.run_dir, results, outcomes), exp.run.sinks, main, main)

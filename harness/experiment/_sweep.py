@@ -23,8 +23,10 @@ from rich.console import Console
 from harness._search import ArmRun
 from harness.eval import PRIMARY_MEASURE, evaluate
 from harness.experiment._config import ExperimentConfig
-from harness.experiment._execute import ArmSite, ExperimentOutcome, render_all, search_all
+from harness.experiment._execute import ArmSite, ExperimentOutcome, render_all, search_arm
+from harness.experiment._resume import ArmCheckpoints
 from harness.experiment._settings import search_settings
+from harness.results import ArmTarget
 from harness.run import SweepOutcome, check_protocol, kfold_selection, score_matrix
 from harness.strategies import FusedArm
 from harness.sweep import (
@@ -152,6 +154,27 @@ def held_out_run(
     )
 
 
+def _train_base(
+    exp: ExperimentConfig,
+    arm: FusedArm,
+    train: Dataset,
+    sites: Mapping[str, ArmSite],
+    console: Console,
+    where: tuple[Path, str],
+) -> dict[str, ArmRun]:
+    """The swept arm's inputs on the train split: from their checkpoints, else searched and checkpointed
+    (``RUN_DIR/arms/<dataset>/<train split>/``, as the test split's arms)."""
+    ckpt = ArmCheckpoints(where[0], train, where[1])
+    searched = [a for a in exp.arms if a.name in arm.inputs]
+    base = {a.name: found[0] for a in searched if (found := ckpt.get(a.name)) is not None}
+    todo = [a for a in searched if a.name not in base]
+    requests = render_all(exp, todo, train, sites)
+    for a in todo:
+        base[a.name] = search_arm(a, sites[a.name], requests[a.name], exp, console)
+        ckpt.put(a.name, base[a.name], ArmTarget())
+    return base
+
+
 def sweep_fused(
     exp: ExperimentConfig,
     done: ExperimentOutcome,
@@ -177,8 +200,7 @@ def sweep_fused(
     else:
         assert tuning.split is not None
         train = ds.with_split(tuning.split)
-        searched = [a for a in exp.arms if a.name in arm.inputs]
-        base = search_all(exp, searched, render_all(exp, searched, train, sites), sites, console)
+        base = _train_base(exp, arm, train, sites, console, (run_dir, config_hash))
         on_train = _runs(exp, arm, train, base, sites, where, console)
         choose = score_matrix(
             list(configs.values()), ctx, {n: r.run for n, r in on_train.items()}, train, console, progress

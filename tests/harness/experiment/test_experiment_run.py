@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -405,7 +406,7 @@ def test_a_sweep_that_the_data_cannot_run_fails_before_any_search(
 
 
 def test_a_sweep_on_a_train_split_chooses_there_and_scores_on_test(
-    es_url: str, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+    es_url: str, es_inspect: Any, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
     data = scifact_subset(
         tmp_path_factory.mktemp("exp-train") / "exp-train", n_docs=120, n_test=12, n_train=12
@@ -417,3 +418,14 @@ def test_a_sweep_on_a_train_split_chooses_there_and_scores_on_test(
     (fold,) = ds.sweep.choices.folds  # one choice, made on the 12 train queries, scored on the 12 test ones
     assert (fold.choose_queries, fold.held_out_queries) == (12, 12)
     assert ds.sweep.held_out == ds.arms["hybrid"].metrics["ndcg@10"]
+    # the train split's runs are checkpointed too: run again, no arm searches either split (each would
+    # send 12 searches; only the index check is left)
+    assert {p.parent.name for p in (tmp_path / "out" / "arms" / "exp-train").glob("*/*-*.json")} == {
+        "test",
+        "train",
+    }
+    before = es_inspect.indices.stats(index="r2med-exp-train", metric="search")["_all"]["total"]["search"]
+    assert _run(es_url, exp, tmp_path / "out") == 0
+    after = es_inspect.indices.stats(index="r2med-exp-train", metric="search")["_all"]["total"]["search"]
+    assert after["query_total"] - before["query_total"] < 12
+    assert RunResults.load(tmp_path / "out").datasets["exp-train"] == ds
