@@ -91,6 +91,8 @@ class ArmResult:
     ann: AnnRecall | None = None
     #: (lexical, vector) weights of an in-engine weighted sum (``hybrid-engine-sum``); None for other arms
     weights: tuple[float, float] | None = None
+    #: --tune-on kfold: the in-engine sum's (lexical, vector) weights of each fold, fitted on the other folds
+    fold_weights: tuple[tuple[float, float], ...] = ()
     #: an experiment arm's index, template and the judged documents its index lacks
     target: ArmTarget | None = None
 

@@ -156,6 +156,8 @@ def dataset_result(outcome: DatasetOutcome, tests: Sequence[Comparison], seed: i
         arm: arm_result(outcome.runs[arm], ev, n, seed, outcome.sum_weights if arm in weighted else None)
         for arm, ev in outcome.evaluations.items()
     }
+    for arm in weighted & set(arms) if outcome.sum_fold_weights else ():
+        arms[arm] = replace(arms[arm], fold_weights=outcome.sum_fold_weights)
     sweep = outcome.sweep
     return DatasetResult(
         arms=arms,

@@ -29,6 +29,7 @@ from harness.eval import (
 )
 from harness.rerank import Reranker
 from harness.run._plan import DatasetPlan, PlannedArm, RunPlan
+from harness.run._sum_kfold import kfold_sum_runs
 from harness.run._sweep import (
     SweepOutcome,
     configurations,
@@ -76,6 +77,7 @@ class DatasetOutcome:
     performance: DatasetPerformance | None = None  # the load phase, ANN recall and sweep (harness.run._perf)
     sum_weights: tuple[float, float] | None = None  # of the in-engine weighted sum, when it ran
     sweep: SweepOutcome | None = None  # what --tune-on chose for the fused arms (harness.run._sweep)
+    sum_fold_weights: tuple[tuple[float, float], ...] = ()  # kfold: the in-engine sum's weights per fold
 
     @property
     def dataset(self) -> Dataset:
@@ -149,15 +151,19 @@ class Executor:
         timings: dict[str, float] = {}
         summary = self._index(ds, timings)
         ckpt = self.plan.run_dir / "arms" / slug(ds.name)
-        weights = self._sum_weights(dsplan, summary.index, ckpt) if dsplan.weighted_arms else None
-        runs = self._search(
-            ds,
-            summary.index,
-            dsplan.search_arms,
-            Checkpoints(ckpt / (ds.split or "default")),
-            timings,
-            weights,
+        tuning = self.config.tuning
+        kfold_sum = bool(dsplan.weighted_arms) and tuning is not None and tuning.is_kfold
+        weights = (
+            self._sum_weights(dsplan, summary.index, ckpt) if dsplan.weighted_arms and not kfold_sum else None
         )
+        deferred = {a.name for a in dsplan.weighted_arms} if kfold_sum else set()
+        split_dir = ckpt / (ds.split or "default")
+        arms = [a for a in dsplan.search_arms if a.name not in deferred]
+        runs = self._search(ds, summary.index, arms, Checkpoints(split_dir), timings, weights)
+        fold_weights: tuple[tuple[float, float], ...] = ()
+        if kfold_sum:  # each fold searched with weights fitted on the others (harness.run._sum_kfold)
+            found, fold_weights = kfold_sum_runs(self, dsplan, summary.index, runs, split_dir)
+            runs.update(found)
         fusion, sweep = None, None
         if dsplan.fused_arms and self.config.tune_on:
             sweep = self._sweep(dsplan, runs, summary.index, ckpt)
@@ -188,6 +194,7 @@ class Executor:
             summary,
             sum_weights=weights,
             sweep=sweep,
+            sum_fold_weights=fold_weights,
         )
 
     # ------------------------------------------------------------------ index
@@ -284,6 +291,12 @@ class Executor:
         runs.update(done)
         return runs
 
+    def search_checkpointed(
+        self, ds: Dataset, index: str, arms: Sequence[PlannedArm], folder: Path, weights: tuple[float, float]
+    ) -> dict[str, ArmRun]:
+        """``arms`` searched on ``ds`` with the sum's ``weights``, checkpointed in ``folder``."""
+        return self._search(ds, index, arms, Checkpoints(folder), {}, weights)
+
     # ------------------------------------------------------------------- fuse
     def _fuse(self, inputs: dict[str, ArmRun], spec: FusionSpec) -> ArmRun:
         return fuse_arm_runs(inputs, spec, self.config.depth)
@@ -334,15 +347,10 @@ class Executor:
         return train, self._search(train, index, inputs, Checkpoints(ckpt / f"tune-{split}"), {})
 
     def _sum_weights(self, dsplan: DatasetPlan, index: str, ckpt: Path) -> tuple[float, float]:
-        """The in-engine sum's weights: --fusion's, or with ``--tune-on`` fitted on that split's runs."""
+        """The in-engine sum's weights: --fusion's, or with ``--tune-on SPLIT`` fitted on that split's runs
+        (k-fold fits them per fold: harness.run._sum_kfold)."""
         cfg = self.config
-        if cfg.tuning is None or cfg.tuning.is_kfold:
-            if cfg.tuning is not None:
-                self.console.print(
-                    f"note: {cfg.tune_on} does not tune the in-engine sum (its weights are in the search "
-                    f"bodies); it runs with {cfg.sum_weights[0]:g}/{cfg.sum_weights[1]:g}",
-                    highlight=False,
-                )
+        if cfg.tuning is None:
             return cfg.sum_weights
         train, runs = self._train_runs(dsplan, index, ckpt)
         fused = next(a for a in dsplan.fused_arms if a.expansion is None)

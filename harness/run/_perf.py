@@ -105,7 +105,8 @@ def _arm_inputs(executor: Executor, outcome: DatasetOutcome) -> dict[str, list[Q
 def _bodies(
     executor: Executor, outcome: DatasetOutcome, inputs: Mapping[str, list[QueryInput]]
 ) -> dict[str, tuple[dict[str, Any], ...]]:
-    ctx = executor._context(outcome.sum_weights)  # the in-engine sum is timed with the weights it ran with
+    # the in-engine sum is timed with the weights it ran with (k-fold: the first fold's)
+    ctx = executor._context(outcome.sum_weights or next(iter(outcome.sum_fold_weights), None))
     out = {}
     for arm in outcome.plan.search_arms:
         assert isinstance(arm.spec, SearchArm)
