@@ -28,6 +28,7 @@ from elasticsearch import Elasticsearch, NotFoundError
 from elasticsearch.exceptions import GeneralAvailabilityWarning
 
 from indexer import ManagedNode
+from tests._docker import wait_for
 from tests._support import REPO, raw_es_client, test_engine_config
 from tests.reliability._nodes import HEAP, free_port, fresh_node
 
@@ -138,14 +139,8 @@ def while_stopped(harness: Harness, check: Callable[[], Any], act: Callable[[], 
 
 
 def poll(what: str, check: Callable[[], Any], timeout_s: float, interval_s: float = 0.02) -> Any:
-    """Call ``check`` until it returns something truthy; fail after ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(interval_s)
-    raise AssertionError(f"timed out after {timeout_s}s waiting for {what}")
+    """:func:`tests._docker.wait_for` at a fault test's finer interval."""
+    return wait_for(what, check, timeout_s, interval_s)
 
 
 def alias_target(client: Elasticsearch, alias: str) -> str | None:
