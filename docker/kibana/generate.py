@@ -213,29 +213,47 @@ FIRST_RANK = lens_xy(
     "arm",
 )
 
+
+def vega_hits(index: str, source: list[str], term: dict[str, str]) -> dict[str, Any]:
+    """Vega data: the hits of ``index`` that match ``term``, under the dashboard's filters and time."""
+    query = {
+        "bool": {
+            "must": ["%dashboard_context-must_clause%", {"term": term}],
+            "filter": [
+                "%dashboard_context-filter_clause%",
+                {"range": {"@timestamp": {"%timefilter%": True}}},
+            ],
+            "must_not": ["%dashboard_context-must_not_clause%"],
+        }
+    }
+    return {
+        "url": {"index": index, "body": {"size": 10000, "_source": source, "query": query}},
+        "format": {"property": "hits.hits"},
+    }
+
+
+def vega_visualization(id_: str, title: str, description: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """A legacy Vega visualization saved object over ``spec``."""
+    vis_state = {"title": title, "type": "vega", "aggs": [], "params": {"spec": json.dumps(spec, indent=2)}}
+    attributes = {
+        "title": title,
+        "description": description,
+        "visState": json.dumps(vis_state),
+        "uiStateJSON": "{}",
+        "version": 1,
+        "kibanaSavedObjectMeta": {"searchSourceJSON": json.dumps({"query": KUERY, "filter": []})},
+    }
+    return obj("visualization", id_, attributes, [])
+
+
 SCATTER_SPEC = {
     "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
     "title": "Per-query nDCG@10: lexical (x) vs vector (y)",
-    "data": {
-        "url": {
-            "index": "harness-eval*",
-            "body": {
-                "size": 10000,
-                "_source": ["dataset", "query.id", "arms_ndcg_at_10.lexical", "arms_ndcg_at_10.vector"],
-                "query": {
-                    "bool": {
-                        "must": ["%dashboard_context-must_clause%", {"term": {"arm": "lexical"}}],
-                        "filter": [
-                            "%dashboard_context-filter_clause%",
-                            {"range": {"@timestamp": {"%timefilter%": True}}},
-                        ],
-                        "must_not": ["%dashboard_context-must_not_clause%"],
-                    }
-                },
-            },
-        },
-        "format": {"property": "hits.hits"},
-    },
+    "data": vega_hits(
+        "harness-eval*",
+        ["dataset", "query.id", "arms_ndcg_at_10.lexical", "arms_ndcg_at_10.vector"],
+        {"arm": "lexical"},
+    ),
     "transform": [
         {"calculate": "datum._source.arms_ndcg_at_10.lexical", "as": "lexical"},
         {"calculate": "datum._source.arms_ndcg_at_10.vector", "as": "vector"},
@@ -263,88 +281,85 @@ SCATTER_SPEC = {
 
 
 def scatter() -> dict[str, Any]:
-    vis_state = {
-        "title": "Per-query lexical vs vector nDCG@10",
-        "type": "vega",
-        "aggs": [],
-        "params": {"spec": json.dumps(SCATTER_SPEC, indent=2)},
-    }
-    return obj(
-        "visualization",
+    return vega_visualization(
         "harness-eval-lexical-vs-vector",
-        {
-            "title": "Per-query lexical vs vector nDCG@10",
-            "description": "One point per query (records of the lexical arm carry every arm's nDCG@10).",
-            "visState": json.dumps(vis_state),
-            "uiStateJSON": "{}",
-            "version": 1,
-            "kibanaSavedObjectMeta": {"searchSourceJSON": json.dumps({"query": KUERY, "filter": []})},
-        },
-        [],
+        "Per-query lexical vs vector nDCG@10",
+        "One point per query (records of the lexical arm carry every arm's nDCG@10).",
+        SCATTER_SPEC,
     )
 
 
-def dashboard() -> dict[str, Any]:
-    def grid(i: str, x: int, y: int, w: int, h: int) -> dict[str, Any]:
-        return {"x": x, "y": y, "w": w, "h": h, "i": i}
+def _grid(i: str, x: int, y: int) -> dict[str, Any]:
+    """A half-width panel (24 x 15) at column x, row y."""
+    return {"x": x, "y": y, "w": 24, "h": 15, "i": i}
 
+
+def lens_panel(i: str, x: int, y: int, attributes: dict[str, Any]) -> dict[str, Any]:
+    """A Lens panel whose visualization is stored inline in the dashboard."""
+    return {
+        "type": "lens",
+        "panelIndex": i,
+        "gridData": _grid(i, x, y),
+        "embeddableConfig": {"attributes": attributes, "enhancements": {}},
+    }
+
+
+def ref_panel(type_: str, i: str, x: int, y: int) -> dict[str, Any]:
+    """A panel showing a saved object, referenced as ``panel_<i>``."""
+    return {
+        "type": type_,
+        "panelIndex": i,
+        "gridData": _grid(i, x, y),
+        "panelRefName": f"panel_{i}",
+        "embeddableConfig": {"enhancements": {}},
+    }
+
+
+def layer_ref(view: str, panel: str, layer: str) -> dict[str, str]:
+    """The data view a Lens panel's layer reads."""
+    return {"type": "index-pattern", "id": view, "name": f"{panel}:indexpattern-datasource-layer-{layer}"}
+
+
+def dashboard_object(
+    id_: str,
+    title: str,
+    description: str,
+    panels: list[dict[str, Any]],
+    references: list[dict[str, str]],
+) -> dict[str, Any]:
+    attributes = {
+        "title": title,
+        "description": description,
+        "panelsJSON": json.dumps(panels),
+        "optionsJSON": json.dumps({"useMargins": True, "syncColors": True, "hidePanelTitles": False}),
+        "timeRestore": True,
+        "timeFrom": "now-1y",
+        "timeTo": "now",
+        "refreshInterval": {"pause": True, "value": 0},
+        "version": 1,
+        "kibanaSavedObjectMeta": {"searchSourceJSON": json.dumps({"query": KUERY, "filter": []})},
+    }
+    return obj("dashboard", id_, attributes, references)
+
+
+def dashboard() -> dict[str, Any]:
     panels = [
-        {
-            "type": "lens",
-            "panelIndex": "ndcg",
-            "gridData": grid("ndcg", 0, 0, 24, 15),
-            "embeddableConfig": {"attributes": NDCG_BY_ARM, "enhancements": {}},
-        },
-        {
-            "type": "visualization",
-            "panelIndex": "scatter",
-            "gridData": grid("scatter", 24, 0, 24, 15),
-            "panelRefName": "panel_scatter",
-            "embeddableConfig": {"enhancements": {}},
-        },
-        {
-            "type": "lens",
-            "panelIndex": "first-rank",
-            "gridData": grid("first-rank", 0, 15, 24, 15),
-            "embeddableConfig": {"attributes": FIRST_RANK, "enhancements": {}},
-        },
-        {
-            "type": "search",
-            "panelIndex": "worst",
-            "gridData": grid("worst", 24, 15, 24, 15),
-            "panelRefName": "panel_worst",
-            "embeddableConfig": {"enhancements": {}},
-        },
+        lens_panel("ndcg", 0, 0, NDCG_BY_ARM),
+        ref_panel("visualization", "scatter", 24, 0),
+        lens_panel("first-rank", 0, 15, FIRST_RANK),
+        ref_panel("search", "worst", 24, 15),
     ]
     references = [
-        {
-            "type": "index-pattern",
-            "id": DATA_VIEW_ID,
-            "name": "ndcg:indexpattern-datasource-layer-ndcg-layer",
-        },
+        layer_ref(DATA_VIEW_ID, "ndcg", "ndcg-layer"),
         {"type": "visualization", "id": "harness-eval-lexical-vs-vector", "name": "scatter:panel_scatter"},
-        {
-            "type": "index-pattern",
-            "id": DATA_VIEW_ID,
-            "name": "first-rank:indexpattern-datasource-layer-rank-layer",
-        },
+        layer_ref(DATA_VIEW_ID, "first-rank", "rank-layer"),
         {"type": "search", "id": "harness-eval-worst-queries", "name": "worst:panel_worst"},
     ]
-    return obj(
-        "dashboard",
+    return dashboard_object(
         "harness-eval-overview",
-        {
-            "title": "R2MED harness: failure inspection",
-            "description": "Evaluation records (harness-eval*): filter on run_id to look at one run.",
-            "panelsJSON": json.dumps(panels),
-            "optionsJSON": json.dumps({"useMargins": True, "syncColors": True, "hidePanelTitles": False}),
-            "timeRestore": True,
-            "timeFrom": "now-1y",
-            "timeTo": "now",
-            "refreshInterval": {"pause": True, "value": 0},
-            "version": 1,
-            "kibanaSavedObjectMeta": {"searchSourceJSON": json.dumps({"query": KUERY, "filter": []})},
-        },
+        "R2MED harness: failure inspection",
+        "Evaluation records (harness-eval*): filter on run_id to look at one run.",
+        panels,
         references,
     )
 
@@ -429,35 +444,20 @@ LOAD_PERCENTILES = lens_xy(
 FRONTIER_SPEC = {
     "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
     "title": "ANN sweep: recall@k against service time p50",
-    "data": {
-        "url": {
-            "index": "harness-metrics*",
-            "body": {
-                "size": 10000,
-                "_source": [
-                    "dataset",
-                    "index_type",
-                    "candidates",
-                    "recall_at_k",
-                    "service_p50_ms",
-                    "ndcg_at_10",
-                    "size_bytes",
-                    "frontier",
-                ],
-                "query": {
-                    "bool": {
-                        "must": ["%dashboard_context-must_clause%", {"term": {"kind": "ann_point"}}],
-                        "filter": [
-                            "%dashboard_context-filter_clause%",
-                            {"range": {"@timestamp": {"%timefilter%": True}}},
-                        ],
-                        "must_not": ["%dashboard_context-must_not_clause%"],
-                    }
-                },
-            },
-        },
-        "format": {"property": "hits.hits"},
-    },
+    "data": vega_hits(
+        "harness-metrics*",
+        [
+            "dataset",
+            "index_type",
+            "candidates",
+            "recall_at_k",
+            "service_p50_ms",
+            "ndcg_at_10",
+            "size_bytes",
+            "frontier",
+        ],
+        {"kind": "ann_point"},
+    ),
     "transform": [
         {"calculate": "datum._source.index_type", "as": "index type"},
         {"calculate": "datum._source.candidates", "as": "candidates"},
@@ -490,66 +490,25 @@ FRONTIER_SPEC = {
 
 
 def frontier() -> dict[str, Any]:
-    vis_state = {
-        "title": "ANN sweep: recall-latency frontier",
-        "type": "vega",
-        "aggs": [],
-        "params": {"spec": json.dumps(FRONTIER_SPEC, indent=2)},
-    }
-    return obj(
-        "visualization",
+    return vega_visualization(
         "harness-metrics-ann-frontier",
-        {
-            "title": "ANN sweep: recall-latency frontier",
-            "description": "One line per vector index type through its candidate counts (harness run --ann-sweep).",
-            "visState": json.dumps(vis_state),
-            "uiStateJSON": "{}",
-            "version": 1,
-            "kibanaSavedObjectMeta": {"searchSourceJSON": json.dumps({"query": KUERY, "filter": []})},
-        },
-        [],
+        "ANN sweep: recall-latency frontier",
+        "One line per vector index type through its candidate counts (harness run --ann-sweep).",
+        FRONTIER_SPEC,
     )
 
 
 def metrics_dashboard() -> dict[str, Any]:
-    panels = [
-        {
-            "type": "lens",
-            "panelIndex": "load",
-            "gridData": {"x": 0, "y": 0, "w": 24, "h": 15, "i": "load"},
-            "embeddableConfig": {"attributes": LOAD_PERCENTILES, "enhancements": {}},
-        },
-        {
-            "type": "visualization",
-            "panelIndex": "frontier",
-            "gridData": {"x": 24, "y": 0, "w": 24, "h": 15, "i": "frontier"},
-            "panelRefName": "panel_frontier",
-            "embeddableConfig": {"enhancements": {}},
-        },
-    ]
+    panels = [lens_panel("load", 0, 0, LOAD_PERCENTILES), ref_panel("visualization", "frontier", 24, 0)]
     references = [
-        {
-            "type": "index-pattern",
-            "id": METRICS_VIEW,
-            "name": "load:indexpattern-datasource-layer-load-layer",
-        },
+        layer_ref(METRICS_VIEW, "load", "load-layer"),
         {"type": "visualization", "id": "harness-metrics-ann-frontier", "name": "frontier:panel_frontier"},
     ]
-    return obj(
-        "dashboard",
+    return dashboard_object(
         "harness-metrics-overview",
-        {
-            "title": "R2MED harness: load and ANN",
-            "description": "Load samples and ANN sweep points (harness-metrics*): filter on run_id for one run.",
-            "panelsJSON": json.dumps(panels),
-            "optionsJSON": json.dumps({"useMargins": True, "syncColors": True, "hidePanelTitles": False}),
-            "timeRestore": True,
-            "timeFrom": "now-1y",
-            "timeTo": "now",
-            "refreshInterval": {"pause": True, "value": 0},
-            "version": 1,
-            "kibanaSavedObjectMeta": {"searchSourceJSON": json.dumps({"query": KUERY, "filter": []})},
-        },
+        "R2MED harness: load and ANN",
+        "Load samples and ANN sweep points (harness-metrics*): filter on run_id for one run.",
+        panels,
         references,
     )
 
