@@ -55,7 +55,8 @@ def builtin_run(es_url: str, cut: Path, tmp_path_factory: pytest.TempPathFactory
     return out
 
 
-BUILTIN_AS_TEMPLATES = """
+#: the built-in arms written as template arms, fused into "hybrid" (the fusion method is added by each use)
+LEXICAL_VECTOR_HYBRID = """
 datasets = ["{cut}"]
 
 [[arms]]
@@ -70,8 +71,9 @@ model = "minilm"
 [[fused]]
 name = "hybrid"
 inputs = ["lexical", "vector"]
-fusion = "rrf"
 """
+
+BUILTIN_AS_TEMPLATES = LEXICAL_VECTOR_HYBRID + 'fusion = "rrf"\n'
 
 
 def test_template_arms_give_the_builtin_arms_runs_line_for_line(
@@ -357,26 +359,14 @@ def test_one_experiment_compares_two_clusters(
     jsonschema.validate(json.loads((tmp_path / "out" / "results.json").read_text()), schema)
 
 
-SWEPT = """
-datasets = ["{cut}"]
-
-[[arms]]
-name = "lexical"
-template_file = "builtin:lexical"
-
-[[arms]]
-name = "vector"
-template_file = "builtin:vector"
-model = "minilm"
-
-[[fused]]
-name = "hybrid"
-inputs = ["lexical", "vector"]
-
+SWEPT = (
+    LEXICAL_VECTOR_HYBRID
+    + """
 [sweep]
 tune_on = "{tune_on}"
 grid = "method=rrf,wsum;norm=min-max,zmuv;weights=0.1..0.9/0.2"
 """
+)
 
 
 def test_a_sweep_reports_the_held_out_score_of_the_fused_arm(es_url: str, cut: Path, tmp_path: Path) -> None:
