@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from indexer import ConnectionSettings, EngineConfig, default_cache_dir, default_state_dir
+from indexer import Backend, ConnectionSettings, EngineConfig, default_cache_dir, default_state_dir
 from indexer.engines import EngineFlavour, MavenArtifact, get_engine
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,6 +29,14 @@ def test_engine_config(name: str = "pytest", port: int | None = None, **kwargs: 
 
 
 test_engine_config.__test__ = False  # type: ignore[attr-defined]
+
+
+def drop_indices(backend: Backend, pattern: str) -> None:
+    """Delete the indices matching ``pattern``, one by name (clusters may refuse wildcard deletes:
+    ``action.destructive_requires_name``). Test nodes keep their data between sessions, so a test that
+    counts what it creates starts from this."""
+    for stats in backend.list_indices(pattern):
+        backend.delete_index(stats.name)
 
 
 def test_os_port() -> int:

@@ -16,7 +16,7 @@ import pytest
 from harness.cli import main
 from indexer import Backend
 from tests._openai_server import OpenAIServer
-from tests._support import scifact_subset
+from tests._support import drop_indices, scifact_subset
 
 MODEL = "openai:minilm-endpoint"
 N_DOCS, N_QUERIES = 100, 12
@@ -44,8 +44,7 @@ def test_index_and_run_through_the_endpoint(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("R2MED_HARNESS_CACHE", str(tmp_path / "cache"))  # a fresh embedding cache
-    for stats in es_backend.list_indices("r2med-llm-endpoint-embed*"):
-        es_backend.delete_index(stats.name)  # a kept node may hold this index from an earlier session
+    drop_indices(es_backend, "r2med-llm-endpoint-embed*")  # a kept node may hold it from an earlier session
     endpoint = ["--base-url", server.url, "--url", es_url, "--no-progress"]
     assert main(["index", "--dataset", str(subset), "--model", MODEL, *endpoint]) == 0
     indexed = " ".join(capfd.readouterr().out.split())

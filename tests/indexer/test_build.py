@@ -26,7 +26,7 @@ from indexer.embed import (
     bundled_model_path,
     resolve_model,
 )
-from tests._support import scifact_subset
+from tests._support import drop_indices, scifact_subset
 
 OPTS = IndexOptions(progress=False, max_chunk_bytes=256 * 1024)
 
@@ -42,17 +42,11 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> EmbeddingCache:
     return EmbeddingCache(tmp_path_factory.mktemp("embcache"))
 
 
-def _drop(backend: Backend, pattern: str) -> None:
-    # by name: clusters may refuse wildcard deletes (action.destructive_requires_name)
-    for stats in backend.list_indices(pattern):
-        backend.delete_index(stats.name)
-
-
 @pytest.fixture()
 def clean(backend: Backend, subset: Dataset) -> Iterator[Backend]:
-    _drop(backend, f"{alias_for(subset.name)}*")
+    drop_indices(backend, f"{alias_for(subset.name)}*")
     yield backend
-    _drop(backend, f"{alias_for(subset.name)}*")
+    drop_indices(backend, f"{alias_for(subset.name)}*")
 
 
 def minilm(cache: EmbeddingCache) -> CachedEmbedder:

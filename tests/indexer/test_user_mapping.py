@@ -21,7 +21,7 @@ from indexer.data import Dataset, load_dataset
 from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
 from tests._mappings import FIELDS
 from tests._mappings import team_body as user_body
-from tests._support import scifact_subset
+from tests._support import drop_indices, scifact_subset
 
 N_DOCS = 150
 
@@ -41,12 +41,9 @@ def subset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
 
 @pytest.fixture()
 def clean(backend: Backend, subset: Dataset) -> Iterator[Backend]:
-    pattern = "r2med-user-mapping*"
-    for stats in backend.list_indices(pattern):
-        backend.delete_index(stats.name)
+    drop_indices(backend, "r2med-user-mapping*")
     yield backend
-    for stats in backend.list_indices(pattern):
-        backend.delete_index(stats.name)
+    drop_indices(backend, "r2med-user-mapping*")
 
 
 def minilm() -> CachedEmbedder:

@@ -17,7 +17,7 @@ import pytest
 
 from harness.cli import main as harness_main
 from indexer import Backend, VectorSpec
-from tests._support import scifact_subset
+from tests._support import drop_indices, scifact_subset
 from tests.reliability._faults import one_summary
 from tests.reliability._nodes import free_port
 
@@ -52,11 +52,6 @@ def _aliases(backend: Backend) -> dict[str, list[str]]:
     return {alias: sorted(indices) for alias, indices in out.items()}
 
 
-def _drop_all(backend: Backend) -> None:
-    for stats in backend.list_indices(f"r2med-{PREFIX}*"):
-        backend.delete_index(stats.name)
-
-
 def _index(folder: Path, url: str, *extra: str) -> list[str]:
     return ["index", "--dataset", str(folder), "--no-vectors", "--url", url, "--no-progress", *extra]
 
@@ -68,7 +63,7 @@ def _run(folder: Path, url: str, *extra: str) -> list[str]:
 @pytest.fixture(scope="module")
 def ctx(es_backend: Backend, es_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ctx]:
     root = tmp_path_factory.mktemp("bad-input")
-    _drop_all(es_backend)
+    drop_indices(es_backend, f"r2med-{PREFIX}*")
     good = scifact_subset(root / f"{PREFIX}good", n_docs=60, n_test=5, n_train=5)
     other = scifact_subset(root / f"{PREFIX}other", n_docs=60, n_test=8, n_train=5)
     dims = scifact_subset(root / f"{PREFIX}dims", n_docs=40, n_test=3, n_train=3)
@@ -88,7 +83,7 @@ def ctx(es_backend: Backend, es_url: str, tmp_path_factory: pytest.TempPathFacto
     meta["fingerprint"]["corpus"] = "0" * 64
     es_backend.put_mapping(fp_index, meta=meta)
     yield Ctx(root, es_url, good, run_good, run_other, dims, tampered)
-    _drop_all(es_backend)
+    drop_indices(es_backend, f"r2med-{PREFIX}*")
 
 
 # ------------------------------------------------------------------------------------- data edits

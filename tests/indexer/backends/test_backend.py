@@ -21,21 +21,17 @@ from indexer import (
 )
 from indexer.backends import KNN, KnnSpec
 from indexer.backends._rest import ndjson
+from tests._support import drop_indices
 
 PREFIX = "pytest-backend-"
 SETTINGS = {"index": {"number_of_shards": 1, "number_of_replicas": 0}}
 
 
-def _drop_all(backend: Backend) -> None:
-    for stats in backend.list_indices(f"{PREFIX}*"):
-        backend.delete_index(stats.name)
-
-
 @pytest.fixture()
 def clean(backend: Backend) -> Iterator[Backend]:
-    _drop_all(backend)
+    drop_indices(backend, f"{PREFIX}*")
     yield backend
-    _drop_all(backend)
+    drop_indices(backend, f"{PREFIX}*")
 
 
 def _load(backend: Backend, index: str, docs: dict[str, dict[str, Any]]) -> None:

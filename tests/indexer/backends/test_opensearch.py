@@ -26,7 +26,7 @@ from indexer import (
 from indexer.backends import KNN, KnnSpec
 from indexer.backends._opensearch import _missing, build_client
 from indexer.backends._rest import ndjson
-from tests._support import LEGACY_OPENSEARCH, fetch_artifact, scifact_subset, test_engine_config
+from tests._support import LEGACY_OPENSEARCH, drop_indices, fetch_artifact, scifact_subset, test_engine_config
 
 NO_KNN = "the cluster has no k-NN plugin"
 
@@ -166,8 +166,7 @@ def test_the_cli_on_a_cluster_without_knn(
 ) -> None:
     """Vector and hybrid runs (and indexing with vectors) fail with the probe's reason before anything is
     created; lexical runs and --no-vectors indexing work."""
-    for stale in no_knn.list_indices("r2med-os-cli-subset*"):  # the node's data outlives a session
-        no_knn.delete_index(stale.name)
+    drop_indices(no_knn, "r2med-os-cli-subset*")  # the node's data outlives a session
     url = ["--url", no_knn.url, "--no-progress"]
     for mode in ("vector", "hybrid"):
         code, err = _harness(
