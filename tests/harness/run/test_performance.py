@@ -5,13 +5,14 @@ recall, sweep points reproduced from the manifest, and the metric records in the
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import jsonschema
 import numpy as np
 import pytest
 
-from harness.ann import SWEEP_PREFIX, SweepInputs, run_sweep
+from harness.ann import SWEEP_PREFIX, DocumentVectors, SweepInputs, SweepOptions, run_sweep
 from harness.cli import main
 from harness.load import LoadOptions
 from harness.results import METRICS_FILE, RunResults, metric_from_json, schema
@@ -27,6 +28,7 @@ from indexer import (
     load_dataset,
     resolve_model,
 )
+from indexer.backends import KnnSpec
 from tests._support import scifact_subset
 
 QUERIES = 40
@@ -76,11 +78,18 @@ def _vectors(embedder: CachedEmbedder, data_dir: Path) -> tuple[list[str], np.nd
     return doc_ids, matrix, qids, embedder.embed_queries([ds.queries[q] for q in qids])
 
 
+def _sweep_inputs(embedder: CachedEmbedder, data_dir: Path) -> SweepInputs:
+    """What the run's ANN sweep was given: the subset's cached document and query vectors, its qrels."""
+    doc_ids, docs, qids, queries = _vectors(embedder, data_dir)
+    qrels = load_dataset(str(data_dir)).qrels
+    return SweepInputs("perf-subset", DocumentVectors(tuple(doc_ids), docs), tuple(qids), queries, qrels)
+
+
 def _recomputed_recall(
     ranked: dict[str, list[str]],
-    doc_ids: list[str],
+    doc_ids: Sequence[str],
     docs: np.ndarray,
-    qids: list[str],
+    qids: Sequence[str],
     queries: np.ndarray,
     k: int,
 ) -> dict[str, float]:
@@ -157,17 +166,9 @@ def test_sweep_points_are_reproduced_from_the_manifest(
     try:
         for point in first.points:  # rebuilt from scratch, from the same cached vectors
             backend.delete_index(point.index, missing_ok=True)
-        doc_ids, docs, qids, queries = _vectors(embedder, data_dir)
-        from harness.ann import DocumentVectors
-
-        inputs = SweepInputs(
-            "perf-subset",
-            DocumentVectors(tuple(doc_ids), docs),
-            tuple(qids),
-            queries,
-            load_dataset(str(data_dir)).qrels,
+        again = run_sweep(
+            backend, _sweep_inputs(embedder, data_dir), settings, LoadOptions(iterations=1, warmup_s=0)
         )
-        again = run_sweep(backend, inputs, settings, LoadOptions(iterations=1, warmup_s=0))
     finally:
         backend.close()
     assert again.vectors_sha256 == first.vectors_sha256
@@ -196,29 +197,20 @@ def test_load_samples_and_sweep_points_reach_the_engine_and_metrics_jsonl(perf_r
 def test_opensearch_sweep_is_over_ef_search_and_its_recall_matches(
     os_backend: Backend, embedder: CachedEmbedder, data_dir: Path
 ) -> None:
-    from harness.ann import DocumentVectors, SweepOptions
-
-    doc_ids, docs, qids, queries = _vectors(embedder, data_dir)
     settings = SweepOptions(candidates=(10,)).resolve(os_backend.probe())
     assert settings.index_types == ("hnsw",) and settings.parameter == "ef_search"
-    inputs = SweepInputs(
-        "perf-subset",
-        DocumentVectors(tuple(doc_ids), docs),
-        tuple(qids),
-        queries,
-        load_dataset(str(data_dir)).qrels,
-    )
+    inputs = _sweep_inputs(embedder, data_dir)
     sweep = run_sweep(os_backend, inputs, settings, LoadOptions(iterations=1, warmup_s=0))
     [point] = sweep.points
     assert point.index.startswith(SWEEP_PREFIX) and 0 < point.recall_at_k <= 1.0
     run = {}
-    for i, q in enumerate(qids):
+    for i, q in enumerate(inputs.qids):
         body = {
             "size": 10,
             "_source": False,
-            **os_backend.knn_search(__import__("indexer").KnnSpec("vector", queries[i].tolist(), 10, 10)),
+            **os_backend.knn_search(KnnSpec("vector", inputs.queries[i].tolist(), 10, 10)),
         }
         run[q] = [h.id for h in os_backend.search(point.index, body).hits]
-    mine = _recomputed_recall(run, doc_ids, docs, qids, queries, 10)
+    mine = _recomputed_recall(run, inputs.docs.ids, inputs.docs.matrix, inputs.qids, inputs.queries, 10)
     assert point.recall_at_k == pytest.approx(np.mean(list(mine.values())), abs=1e-6)
     os_backend.delete_index(point.index, missing_ok=True)
