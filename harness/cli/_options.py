@@ -25,7 +25,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from indexer import ConfigError
+from indexer import DEFAULT_KEY_ENV, ConfigError
 
 #: retries of one request (an msearch, a chat call, a bulk chunk), the same range in every command
 MAX_RETRIES = 50
@@ -58,6 +58,46 @@ SetOpt = Annotated[
         help="Set an experiment key (dotted, as in the file), e.g. search.batch_size=64; repeatable.",
     ),
 ]
+
+
+_EMBED_MODEL = (
+    "Embedding model: a sentence-transformers hub id (org/name\\[@REVISION]; offline: from the local Hugging Face "
+    "cache), a model folder, a short name (minilm, e5, bge, ...), or openai:MODEL (an endpoint)."
+)
+EmbedModelOpt = Annotated[str | None, typer.Option("--embed-model", help=_EMBED_MODEL)]
+EmbedModelsOpt = Annotated[
+    list[str] | None, typer.Option("--embed-model", help=f"{_EMBED_MODEL} Repeat for several.")
+]
+EmbedUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--embed-url",
+        help="OpenAI-compatible embeddings endpoint for openai:MODEL, e.g. http://127.0.0.1:8000/v1.",
+    ),
+]
+EmbedKeyEnvOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--embed-key-env",
+        help=f"Variable holding the embeddings endpoint's key (default {DEFAULT_KEY_ENV}; never printed or stored).",
+    ),
+]
+LlmOpt = Annotated[str | None, typer.Option("--llm", help="The LLM: the model name its endpoint serves.")]
+LlmUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-url",
+        help="OpenAI-compatible chat endpoint, e.g. http://127.0.0.1:8000/v1 (default $OPENAI_BASE_URL, else OpenAI).",
+    ),
+]
+LlmKeyEnvOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-key-env",
+        help=f"Variable holding the LLM endpoint's key (default {DEFAULT_KEY_ENV}; never printed or stored).",
+    ),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines: only the results.")]
 
 
 @dataclass(frozen=True, slots=True)
