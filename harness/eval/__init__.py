@@ -10,10 +10,23 @@ Pure Python over ranx; no engine needed.
 * In-engine weighted sum: :func:`tune_sum_weights`, :func:`weighted_sum_run`.
 * Agreement without judgments: :func:`overlap_at_k`, :func:`rbo` (RBO_ext), :func:`run_overlaps`,
   :func:`compare_overlap` -> :class:`Overlap` (means) and :class:`QueryOverlap` (per query).
+* Agreement of labellers and of system orderings: :func:`cohen_kappa` -> :class:`Kappa` (binary or
+  weighted, bootstrap interval), :func:`confusion`, :func:`fleiss_kappa`, :func:`kendall_tau`,
+  :func:`spearman_rho`.
 * Statistics: :func:`compare_arms` -> :class:`Comparison`, :func:`randomization_test`,
   :func:`paired_t_test`, :func:`holm`, :func:`bootstrap_ci`.
 """
 
+from ._agreement import (
+    KAPPA_WEIGHTS,
+    Confusion,
+    Kappa,
+    cohen_kappa,
+    confusion,
+    fleiss_kappa,
+    kendall_tau,
+    spearman_rho,
+)
 from ._evaluate import Evaluation, check_qrels, evaluate
 from ._fusion import (
     DEFAULT_FUSION,
@@ -59,6 +72,7 @@ __all__ = [
     "DEFAULT_MEASURES",
     "FAMILIES",
     "FUSION_METHODS",
+    "KAPPA_WEIGHTS",
     "NORMALIZATIONS",
     "OVERLAP_K",
     "PARAM_WEIGHTS",
@@ -68,9 +82,11 @@ __all__ = [
     "STAT_TESTS",
     "Comparison",
     "ConfidenceInterval",
+    "Confusion",
     "Evaluation",
     "FusionMethod",
     "FusionSpec",
+    "Kappa",
     "Measure",
     "Overlap",
     "Qrels",
@@ -79,11 +95,15 @@ __all__ = [
     "Run",
     "bootstrap_ci",
     "check_qrels",
+    "cohen_kappa",
     "compare_arms",
     "compare_overlap",
+    "confusion",
     "evaluate",
+    "fleiss_kappa",
     "fuse",
     "holm",
+    "kendall_tau",
     "optimize_fusion",
     "overlap_at_k",
     "paired_t_test",
@@ -95,6 +115,7 @@ __all__ = [
     "rbo",
     "run_overlaps",
     "sort_run",
+    "spearman_rho",
     "summarize",
     "top_k",
     "tune_sum_weights",
