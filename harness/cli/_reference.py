@@ -83,7 +83,7 @@ def _help(param: Any, ctx: Any) -> str:
 
 def _names(param: Any) -> str:
     if param.param_type_name == "argument":
-        return f"`{param.display_name_raw}`"
+        return f"`{getattr(param, 'display_name_raw', param.name)}`"
     names = sorted(param.opts, key=lambda o: (not o.startswith("--"), o))
     shown = ", ".join(f"`{n}`" for n in names)
     return shown + "".join(f" / `{n}`" for n in param.secondary_opts)
@@ -92,7 +92,8 @@ def _names(param: Any) -> str:
 def _kind(param: Any, ctx: Any) -> str:
     if getattr(param, "is_flag", False):
         return ""
-    shown = param.metavar or param.display_type_rich(ctx) or ""
+    rich_type = getattr(param, "display_type_rich", None)  # typer 0.29's <str>; click's metavar before it
+    shown = param.metavar or (rich_type(ctx) if rich_type else param.make_metavar(ctx)) or ""
     return f"`{shown}`" if shown else ""
 
 
@@ -144,7 +145,8 @@ def cli_page(app: typer.Typer | None = None) -> str:
 
         app = harness_app
     root = typer.main.get_command(app)
-    tree = list(_commands(root, "harness"))
+    name = _value(app.info.name) or "harness"
+    tree = list(_commands(root, name))
     lines = [
         "# CLI reference",
         "",
@@ -152,7 +154,7 @@ def cli_page(app: typer.Typer | None = None) -> str:
         "",
         _md(_plain(root.help)),
         "",
-        *_index(root, "harness", tree[0][2]),
+        *_index(root, name, tree[0][2]),
     ]
     for path, command, ctx in tree[1:]:
         lines += _command_section(path, command, ctx)

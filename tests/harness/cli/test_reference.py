@@ -25,7 +25,7 @@ def test_every_environment_variable_has_a_description() -> None:
 
 
 def _demo_app() -> typer.Typer:
-    app = typer.Typer(help="Demo.", add_completion=False)
+    app = typer.Typer(name="demo", help="Demo.", add_completion=False)
     group = typer.Typer(help="A group.")
 
     @app.command("go", rich_help_panel="Main")
@@ -56,15 +56,15 @@ def _demo_app() -> typer.Typer:
 def test_the_cli_page_groups_by_panel_and_leaves_hidden_options_and_commands_out() -> None:
     page = cli_page(_demo_app())
     commands, main_panel = page.index("**Commands**"), page.index("**Main**")  # typer's order: default first
-    assert commands < page.index("- [harness things list](#harness-things-list): List things.") < main_panel
-    assert "**Main**\n\n- [harness go](#harness-go): Go somewhere \\[now\\]." in page
-    go = page[page.index("## harness go") : page.index("## harness things")]
+    assert commands < page.index("- [demo things list](#demo-things-list): List things.") < main_panel
+    assert "**Main**\n\n- [demo go](#demo-go): Go somewhere \\[now\\]." in page
+    go = page[page.index("## demo go") : page.index("## demo things")]
     assert "| `target` | `<str>` | Where to go. \\[required\\] |" in go
     assert "| `--speed`, `-s` | `<int range>` | How fast. \\[1\\<=x\\<=9\\] |" in go
     assert go.index("**Options**") < go.index("--speed") < go.index("**Connection**") < go.index("--login")
     assert "--old-name" not in page and "secret" not in page
     assert "| `--verbose` / `--terse` |  | Say more." in page
-    assert "harness go [OPTIONS] {target}" in go
+    assert "demo go [OPTIONS] {target}" in go
 
 
 def test_the_cli_page_shows_every_visible_option_of_the_harness() -> None:
