@@ -17,7 +17,7 @@ from indexer._build import IndexOptions, IndexSummary, build_index
 from indexer._connection import ConnectionSettings, Secret
 from indexer._docker_engine import DEFAULT_DOCKER_IMAGE, DockerEngineConfig, DockerNode, open_node
 from indexer._engine import EngineConfig, ManagedNode, NodeStatus, choose_node, find_java, recorded_engine
-from indexer._env import ENV_VARS, from_env
+from indexer._env import ENV_HELP, ENV_VARS, from_env
 from indexer._exceptions import (
     BulkIndexError,
     CacheError,
@@ -148,6 +148,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "ELASTICSEARCH_VERSION",
     "ENGINES",
+    "ENV_HELP",
     "ENV_VARS",
     "EXPANSIONS_ENV",
     "EXPANSION_FILE",

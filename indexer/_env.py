@@ -34,6 +34,33 @@ ENV_VARS: dict[str, str] = {
     "endpoint.base_url": "OPENAI_BASE_URL",
 }
 
+#: what each setting of :data:`ENV_VARS` means (docs/environment.md is generated from both)
+ENV_HELP: dict[str, str] = {
+    "connection.url": "URL of the cluster, Elasticsearch or OpenSearch (the harness asks which).",
+    "connection.username": "User for basic authentication.",
+    "connection.password": "Password for basic authentication (never printed or stored).",
+    "connection.api_key": "Elasticsearch API key, instead of a user and password (OpenSearch takes basic auth).",
+    "connection.ca_cert": "CA certificate (PEM file) the cluster's TLS certificate is checked against.",
+    "connection.verify_certs": "false (or 0, no, off) skips the TLS certificate check.",
+    "connection.request_timeout": "Seconds one request to the cluster may take (default 60).",
+    "config.file": "TOML file with a [connection] table, read when the command line names none.",
+    "engine.port": "HTTP port of the managed node (default 9200).",
+    "engine.heap": "JVM heap of the managed node, e.g. 1g.",
+    "engine.image": "Image of the Elasticsearch container the engine commands start with Docker.",
+    "stack.file": "Connection file of a local stack to take credentials from; none turns the lookup off.",
+    "kibana.url": "URL of Kibana, for importing the saved objects.",
+    "kibana.username": "Kibana user.",
+    "kibana.password": "Kibana password (never printed or stored).",
+    "kibana.api_key": "Kibana API key, instead of a user and password.",
+    "paths.state": "Folder of the managed nodes' data and logs "
+    "(default ~/.local/state/r2med-harness; as root /var/lib/r2med-harness).",
+    "paths.cache": "Folder of the caches: embeddings, generations, exported models (default ~/.cache/r2med-harness).",
+    "data.r2med_dir": "Folder holding R2MED datasets offline, one <Name>/ folder each.",
+    "data.expansions_dir": "Folder of generated expansions of the sample and r2med datasets "
+    "(default expansions/ in the state folder).",
+    "endpoint.base_url": "OpenAI-compatible endpoint used when none is given (default OpenAI's).",
+}
+
 
 def from_env(section: str, env: Mapping[str, str] | None = None) -> dict[str, str]:
     """``{name: value}`` of the settings of ``section`` that the environment sets."""

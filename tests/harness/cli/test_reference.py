@@ -1,0 +1,89 @@
+"""The generated reference pages (docs/cli.md, docs/environment.md) match what the generator makes now,
+and the generator shows what the app and the tables hold: no option left out, no hidden one shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.cli import _reference
+from harness.cli._reference import GENERATOR, PAGES, cli_page, environment_page, main, stale
+from indexer import ENV_HELP, ENV_VARS
+
+
+def test_the_generated_pages_are_current() -> None:
+    found = stale()
+    assert found == {}, f"stale: {', '.join(found)}; run `{GENERATOR}`\n" + "\n".join(found.values())
+
+
+def test_every_environment_variable_has_a_description() -> None:
+    assert set(ENV_HELP) == set(ENV_VARS)
+    page = environment_page()
+    assert all(f"`{var}` | `{key}`" in page for key, var in ENV_VARS.items())
+
+
+def _demo_app() -> typer.Typer:
+    app = typer.Typer(name="demo", help="Demo.", add_completion=False)
+    group = typer.Typer(help="A group.")
+
+    @app.command("go", rich_help_panel="Main")
+    def go(
+        target: Annotated[str, typer.Argument(help="Where to go.")],
+        speed: Annotated[int | None, typer.Option("--speed", "-s", min=1, max=9, help="How fast.")] = None,
+        login: Annotated[
+            str | None, typer.Option("--login", help="Who.", rich_help_panel="Connection")
+        ] = None,
+        old: Annotated[str | None, typer.Option("--old-name", hidden=True)] = None,
+    ) -> None:
+        """Go somewhere \\[now]."""
+
+    @group.command("list")
+    def listing(
+        verbose: Annotated[bool, typer.Option("--verbose/--terse", help="Say more.")] = False,
+    ) -> None:
+        """List things."""
+
+    @app.command("secret", hidden=True)
+    def secret() -> None:
+        """Not shown."""
+
+    app.add_typer(group, name="things")
+    return app
+
+
+def test_the_cli_page_groups_by_panel_and_leaves_hidden_options_and_commands_out() -> None:
+    page = cli_page(_demo_app())
+    commands, main_panel = page.index("**Commands**"), page.index("**Main**")  # typer's order: default first
+    assert commands < page.index("- [demo things list](#demo-things-list): List things.") < main_panel
+    assert "**Main**\n\n- [demo go](#demo-go): Go somewhere \\[now\\]." in page
+    go = page[page.index("## demo go") : page.index("## demo things")]
+    assert "| `target` | `<str>` | Where to go. \\[required\\] |" in go
+    assert "| `--speed`, `-s` | `<int range>` | How fast. \\[1\\<=x\\<=9\\] |" in go
+    assert go.index("**Options**") < go.index("--speed") < go.index("**Connection**") < go.index("--login")
+    assert "--old-name" not in page and "secret" not in page
+    assert "| `--verbose` / `--terse` |  | Say more." in page
+    assert "demo go [OPTIONS] {target}" in go
+
+
+def test_the_cli_page_shows_every_visible_option_of_the_harness() -> None:
+    from harness.cli import app
+
+    page = cli_page()
+    root = typer.main.get_command(app)
+    for path, command, _ in _reference._commands(root, "harness"):
+        assert f"\n{'#' * min(path.count(' ') + 1, 4)} {path}\n" in page or path == "harness"
+        for param in command.params:
+            shown = f"`{param.opts[0]}`" in page
+            assert shown != getattr(param, "hidden", False), f"{path} {param.opts}"
+
+
+def test_check_fails_on_a_stale_page_and_passes_once_written(tmp_path: Path, capsys: object) -> None:
+    assert main(["--docs", str(tmp_path)]) == 0
+    assert main(["--check", "--docs", str(tmp_path)]) == 0
+    page = tmp_path / "cli.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("--dataset", "--data-set"), encoding="utf-8")
+    assert main(["--check", "--docs", str(tmp_path)]) == 1
+    (tmp_path / "environment.md").unlink()
+    assert set(stale(tmp_path)) == set(PAGES)
