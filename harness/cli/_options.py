@@ -248,6 +248,11 @@ class Deprecated:
         return "deprecated_" + self.old.lstrip("-").replace("-", "_")
 
     @property
+    def spelled(self) -> str:
+        """How the old name is written, with its short form."""
+        return self.old if self.short is None else f"{self.old}/{self.short}"
+
+    @property
     def replacement(self) -> str:
         if self.new is not None:
             return self.new
@@ -270,14 +275,14 @@ def warn_deprecated(old: str, replacement: str) -> None:
 
 
 def _apply(alias: Deprecated, value: Any, kwargs: dict[str, Any]) -> None:
-    warn_deprecated(alias.old, alias.replacement)
+    warn_deprecated(alias.spelled, alias.replacement)
     if alias.set_key is not None:
         text = "true" if alias.flag else str(value)
         kwargs["settings"] = [*(kwargs.get("settings") or []), f"{alias.set_key}={text}"]
         return
     assert alias.target is not None
     if kwargs.get(alias.target) not in (None, False, [], ()):
-        raise ConfigError(f"expected {alias.replacement} or its old name {alias.old}, found both")
+        raise ConfigError(f"expected {alias.replacement} or its old name {alias.spelled}, found both")
     kwargs[alias.target] = alias.value if alias.flag else value
 
 
