@@ -294,7 +294,7 @@ def harness_index_peak(folder: Path, url: str, log: Path) -> tuple[int, float]:
         "--dataset",
         str(folder),
         "--no-vectors",
-        "--no-progress",
+        "--quiet",
         "--url",
         url,
     ]

@@ -48,6 +48,8 @@ class Endpoint:
     timeout_s: float = 120.0
     concurrency: int = 4
     retry: Retry = field(default_factory=default_retry)
+    #: the flag that names the key's variable, for messages (an LLM endpoint's is --llm-key-env)
+    key_flag: str = field(default="--embed-key-env", compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.base_url is not None:
@@ -59,7 +61,7 @@ class Endpoint:
             if parts.username or parts.password:
                 raise ConfigError(
                     "credentials inside the endpoint URL are not accepted (they would be printed); "
-                    "put the key in an environment variable and name it with --api-key-env"
+                    f"put the key in an environment variable and name it with {self.key_flag}"
                 )
         if not self.api_key_env or not self.api_key_env.replace("_", "").isalnum():
             raise ConfigError(
@@ -71,8 +73,8 @@ class Endpoint:
             raise ConfigError(f"expected an endpoint concurrency between 1 and 256, found {self.concurrency}")
         if self.require_key and named(self.api_key_env) is None:
             raise ConfigError(
-                f"--api-key-env names {self.api_key_env}, but that environment variable is not set "
-                "(export it, or leave --api-key-env out for an endpoint without authentication)"
+                f"{self.key_flag} names {self.api_key_env}, but that environment variable is not set "
+                f"(export it, or leave {self.key_flag} out for an endpoint without authentication)"
             )
 
     @classmethod

@@ -33,6 +33,7 @@ err_console = Console(stderr=True, soft_wrap=True)
 # Modules under harness.cli that define ``register(app)``; order = help order.
 COMMAND_MODULES: tuple[str, ...] = (
     "_run",
+    "_compare",
     "_index",
     "_expand",
     "_datasets",

@@ -75,6 +75,9 @@ CONNECTION_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
     ("config", ConfigOpt, None),
 )
 
+#: their parameter names (a command's help puts them in its "Cluster" panel)
+CONNECTION_NAMES: tuple[str, ...] = tuple(name for name, _, _ in CONNECTION_OPTIONS)
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 

@@ -11,13 +11,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from harness.cli._options import RevisionOpt
 from indexer import DataError, Dataset, describe, known_datasets, load_dataset, resolve_specs
 
 SplitOpt = Annotated[
     str | None, typer.Option("--split", help="Split to load (BEIR layouts and the sample; default test).")
-]
-RevisionOpt = Annotated[
-    str | None, typer.Option("--revision", help="Hub revision (branch, tag or commit) for r2med datasets.")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 

@@ -1,5 +1,8 @@
-"""The embedding options shared by `harness index` and `harness run`: the model, its prompts, whether its own
-code may run, and what computes the vectors (`--embed-backend`)."""
+"""The embedding options under the names `harness run` imports them by today.
+
+They are defined once in :mod:`harness.cli._options` (where `harness index` takes them from); this module
+goes when `harness run` takes them from there too (its ``--model`` becoming ``--embed-model``).
+"""
 
 from __future__ import annotations
 
@@ -7,40 +10,19 @@ from typing import Annotated
 
 import typer
 
-from indexer import (
-    DEFAULT_EMBED_BACKEND,
-    TRUST_FLAG,
-    backend_names,
-    remote_code_models,
+from harness.cli._options import (
+    DocumentPromptOpt,
+    QueryPromptOpt,
+    TrustRemoteCodeOpt,
 )
+from indexer import DEFAULT_EMBED_BACKEND, backend_names
 
 MODEL_HELP = (
     "Embedding model: any sentence-transformers model id from the hub (org/name\\[@REVISION]; offline: from the "
     "local Hugging Face cache), a local model folder, a short name (minilm, e5, bge, ...), or openai:MODEL "
     "(an endpoint). Prompts and normalisation come from the model's own config."
 )
-QueryPromptOpt = Annotated[
-    str | None,
-    typer.Option("--query-prompt", help="Put this before every query (replaces the model's own prompt)."),
-]
-DocumentPromptOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--document-prompt", help="Put this before every document (replaces the model's own prompt)."
-    ),
-]
-TrustRemoteCodeOpt = Annotated[
-    bool,
-    typer.Option(
-        TRUST_FLAG,
-        help=(
-            "Allow a model that ships Python code of its own (auto_map in its config) to run it, as "
-            f"{', '.join(m.hub_id.rsplit('/', 1)[-1] for m in remote_code_models())} need. Without it such "
-            "a model is refused; with it, the manifest records trust_remote_code."
-        ),
-    ),
-]
-
+#: run's: a str that defaults to DEFAULT_EMBED_BACKEND (the shared one defaults to None, "not given")
 EmbedBackendOpt = Annotated[
     str,
     typer.Option(

@@ -1,4 +1,9 @@
-"""Options shared by the commands that talk to an OpenAI-compatible endpoint (expand, index, run)."""
+"""The endpoint options `harness run` takes today (``--base-url``, ``--api-key-env``).
+
+`harness index` and `harness expand` name theirs by purpose (``--embed-url``/``--embed-key-env``,
+``--llm-url``/``--llm-key-env``, in :mod:`harness.cli._options`); this module goes when `harness run`
+does the same.
+"""
 
 from __future__ import annotations
 

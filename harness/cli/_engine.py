@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from harness.cli._common import console
+from harness.cli._options import default_of
 from indexer import (
     DEFAULT_DOCKER_IMAGE,
     ConfigError,
@@ -28,6 +29,10 @@ engine_app = typer.Typer(
     no_args_is_help=True,
 )
 
+_PORT = default_of(EngineConfig, "http_port")
+_HEAP = default_of(EngineConfig, "heap")
+_ENGINE = default_of(EngineConfig, "engine")
+
 NameOpt = Annotated[
     str | None,
     typer.Option("--name", help="Node name; each name has its own data folder (default: per engine)."),
@@ -36,14 +41,14 @@ EngineOpt = Annotated[
     str | None,
     typer.Option(
         "--engine",
-        help="elasticsearch or opensearch (default elasticsearch; for an existing --name, the engine it runs).",
+        help=f"elasticsearch or opensearch (default {_ENGINE}; for an existing --name, the engine it runs).",
     ),
 ]
 
 
 def _port(text: str | None) -> int:
     if text is None:
-        return 9200
+        return int(_PORT)
     if not text.isdigit() or not 1024 <= int(text) <= 65535:
         raise ConfigError(f"expected R2MED_ENGINE_PORT to be a port between 1024 and 65535, found {text!r}")
     return int(text)
@@ -67,7 +72,7 @@ def engine_config(
         java_home=java_home,
         name=node_name,
         http_port=port or _port(env.get("port")),
-        heap=heap or env.get("heap", "1g"),
+        heap=heap or env.get("heap", _HEAP),
         engine=engine_name,
     )
 
@@ -75,10 +80,12 @@ def engine_config(
 def start(
     port: Annotated[
         int | None,
-        typer.Option("--port", min=1024, max=65535, help="HTTP port (env R2MED_ENGINE_PORT, default 9200)."),
+        typer.Option(
+            "--port", min=1024, max=65535, help=f"HTTP port (env R2MED_ENGINE_PORT, default {_PORT})."
+        ),
     ] = None,
     heap: Annotated[
-        str | None, typer.Option("--heap", help="JVM heap, e.g. 1g (env R2MED_ENGINE_HEAP).")
+        str | None, typer.Option("--heap", help=f"JVM heap (env R2MED_ENGINE_HEAP, default {_HEAP}).")
     ] = None,
     distribution: Annotated[
         Path | None,
@@ -172,7 +179,9 @@ def status(
 
 
 def stop(
-    port: Annotated[int | None, typer.Option("--port", min=1024, max=65535)] = None,
+    port: Annotated[
+        int | None, typer.Option("--port", min=1024, max=65535, help="HTTP port of the managed node.")
+    ] = None,
     name: NameOpt = None,
     engine: EngineOpt = None,
 ) -> None:

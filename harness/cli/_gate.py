@@ -12,6 +12,7 @@ from harness.eval import STAT_TESTS
 from harness.gate import (
     GateConfig,
     GateError,
+    GateOptions,
     evaluate_gate,
     gate_table,
     junit_error,
@@ -22,6 +23,7 @@ from harness.gate import (
 from harness.inspect import print_table
 from indexer import HarnessError, write_text_atomic
 
+_GATE = GateOptions()
 RULES_HELP = (
     "A rule (repeatable): hybrid:ndcg@10>=0.65 | vector:p99<=50ms | hybrid:ndcg@10 drop<=0.02 "
     "(against --baseline; drop<=3% for a relative margin) | sample/hybrid:... for one dataset."
@@ -57,9 +59,13 @@ def gate_command(
         typer.Option("--summary", help="Append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)."),
     ] = None,
     alpha: Annotated[
-        float | None, typer.Option("--alpha", help="Significance level of regressions (0.05).")
+        float | None,
+        typer.Option("--alpha", help=f"Significance level of regressions (default {_GATE.alpha})."),
     ] = None,
-    test: Annotated[str | None, typer.Option("--test", help=f"Paired test: {', '.join(STAT_TESTS)}.")] = None,
+    test: Annotated[
+        str | None,
+        typer.Option("--test", help=f"Paired test: {', '.join(STAT_TESTS)} (default {_GATE.test})."),
+    ] = None,
 ) -> None:
     """Check rules on a run: thresholds, latency ceilings, regressions against a baseline (significance-aware)."""
     try:

@@ -8,18 +8,29 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from harness.cli._common import console, with_connection
-from harness.cli._embedding import (
-    DEFAULT_EMBED_BACKEND,
-    MODEL_HELP,
+from harness.cli._common import CONNECTION_NAMES, console, with_connection
+from harness.cli._options import (
+    Deprecated,
     DocumentPromptOpt,
     EmbedBackendOpt,
+    EmbedKeyEnvOpt,
+    EmbedModelsOpt,
+    EmbedUrlOpt,
+    FieldMapOpt,
+    MappingOpt,
     QueryPromptOpt,
+    QuietOpt,
+    RevisionOpt,
     TrustRemoteCodeOpt,
+    given,
+    retries_option,
+    with_deprecated,
+    with_panels,
 )
-from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
 from indexer import (
     ANALYSIS_CHAINS,
+    DEFAULT_EMBED_BACKEND,
+    DEFAULT_MODEL,
     KNN_ENGINES,
     VECTOR_INDEX_TYPES,
     CachedEmbedder,
@@ -45,13 +56,14 @@ from indexer import (
     resolve_specs,
 )
 
-ModelOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--model",
-        "-m",
-        help=f"{MODEL_HELP} Repeat for several (default minilm).",
-    ),
+__all__ = ["FieldMapOpt", "MappingOpt", "index", "make_embedders", "register", "user_mapping"]
+
+_DEFAULT = IndexOptions()
+_VECTOR = _DEFAULT.vector
+MIB = 1024 * 1024
+
+DatasetOpt = Annotated[
+    list[str], typer.Option("--dataset", "-d", help="sample, r2med, r2med/<Name> or a folder; repeatable.")
 ]
 NoVectorsOpt = Annotated[bool, typer.Option("--no-vectors", help="Index the BM25 text side only.")]
 AnalysisOpt = Annotated[
@@ -61,22 +73,59 @@ AnalysisOpt = Annotated[
         help=f"Text analysis chain: {' | '.join(ANALYSIS_CHAINS)} (default: the first the engine offers).",
     ),
 ]
-
-MappingOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--mapping",
-        help="Your own index-creation body (JSON: settings, analyzers, mappings); the harness fills only "
-        "the fields --field-map names.",
-    ),
-]
-FieldMapOpt = Annotated[
+VectorTypeOpt = Annotated[
     str | None,
     typer.Option(
-        "--field-map",
-        help="Where --mapping keeps the corpus: title=FIELD,text=FIELD,vector=FIELD (default: the "
-        "harness's names title, text and the model's field, where mapped).",
+        "--vector-type", help=f"One of {', '.join(VECTOR_INDEX_TYPES)} (default {_VECTOR.index_type})."
     ),
+]
+HnswMOpt = Annotated[
+    int | None, typer.Option("--hnsw-m", min=2, max=512, help=f"HNSW graph degree (default {_VECTOR.m}).")
+]
+HnswEfOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--hnsw-ef-construction",
+        min=10,
+        max=3200,
+        help=f"HNSW candidates while building (default {_VECTOR.ef_construction}).",
+    ),
+]
+KnnEngineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--knn-engine",
+        help=f"OpenSearch k-NN engine: {' | '.join(KNN_ENGINES)} (default lucene; the only one the "
+        "managed node can run).",
+    ),
+]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option("--workers", min=1, max=32, help=f"Parallel bulk senders (default {_DEFAULT.workers})."),
+]
+ChunkOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--chunk-mb",
+        min=0.1,
+        max=100,
+        help=f"Bulk request size in MiB (default {_DEFAULT.max_chunk_bytes / MIB:g}).",
+    ),
+]
+ReplicasOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--replicas",
+        min=0,
+        max=5,
+        help="Replicas once loaded (default: your --mapping's, else 0 on a one-node cluster and 1 otherwise).",
+    ),
+]
+ShardsOpt = Annotated[
+    int | None, typer.Option("--shards", min=1, max=64, help=f"Primary shards (default {_DEFAULT.shards}).")
+]
+IndexRetriesOpt = Annotated[
+    int | None, retries_option("bulk request (429, 5xx, connection lost)", _DEFAULT.max_retries)
 ]
 
 
@@ -102,9 +151,9 @@ def make_embedders(
 ) -> list[CachedEmbedder]:
     if no_vectors:
         if models:
-            raise ConfigError("--no-vectors and --model exclude each other")
+            raise ConfigError("--no-vectors and --embed-model exclude each other")
         return []
-    names = models or ["minilm"]
+    names = models or [DEFAULT_MODEL]
     endpoint = endpoint_for(names, base_url, api_key_env)
     cache = EmbeddingCache()
     specs = [
@@ -131,83 +180,98 @@ def print_summary(s: IndexSummary) -> None:
     )
 
 
-KnnEngineOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--knn-engine",
-        help=f"OpenSearch k-NN engine: {' | '.join(KNN_ENGINES)} (default lucene; the only one the "
-        "managed node can run).",
+PANELS = {
+    "Data": ("dataset", "revision"),
+    "Embedding": (
+        "embed_model",
+        "no_vectors",
+        "embed_backend",
+        "embed_url",
+        "embed_key_env",
+        "query_prompt",
+        "document_prompt",
+        "trust_remote_code",
     ),
-]
+    "Index layout": (
+        "analysis",
+        "mapping",
+        "field_map",
+        "shards",
+        "replicas",
+    ),
+    "Vector index (advanced)": ("vector_type", "hnsw_m", "hnsw_ef_construction", "knn_engine"),
+    "Bulk loading (advanced)": ("workers", "chunk_mb", "max_retries"),
+    "Output": ("quiet",),
+    "Cluster": CONNECTION_NAMES,
+}
+#: the names `harness index` took before one name per concept (hidden; one release)
+OLD_NAMES = (
+    Deprecated("--model", "embed_model", kind=list[str], short="-m"),
+    Deprecated("--base-url", "embed_url"),
+    Deprecated("--api-key-env", "embed_key_env"),
+    Deprecated("--no-progress", "quiet", flag=True),
+    Deprecated("--progress", "quiet", flag=True, value=False, new="leaving it out (progress is the default)"),
+)
 
 
+@with_panels(PANELS)
 @with_connection
+@with_deprecated(*OLD_NAMES)
 def index(
-    dataset: Annotated[
-        list[str],
-        typer.Option("--dataset", "-d", help="sample, r2med, r2med/<Name> or a folder; repeatable."),
-    ],
-    model: ModelOpt = None,
+    dataset: DatasetOpt,
+    revision: RevisionOpt = None,
+    embed_model: EmbedModelsOpt = None,
+    no_vectors: NoVectorsOpt = False,
+    embed_backend: EmbedBackendOpt = None,
+    embed_url: EmbedUrlOpt = None,
+    embed_key_env: EmbedKeyEnvOpt = None,
     query_prompt: QueryPromptOpt = None,
     document_prompt: DocumentPromptOpt = None,
     trust_remote_code: TrustRemoteCodeOpt = False,
-    embed_backend: EmbedBackendOpt = DEFAULT_EMBED_BACKEND,
-    no_vectors: NoVectorsOpt = False,
-    base_url: BaseUrlOpt = None,
-    api_key_env: ApiKeyEnvOpt = None,
-    revision: Annotated[
-        str | None,
-        typer.Option("--revision", help="Hub revision for r2med datasets (default: the pinned commit)."),
-    ] = None,
-    vector_type: Annotated[
-        str, typer.Option("--vector-type", help=f"One of {', '.join(VECTOR_INDEX_TYPES)}.")
-    ] = "hnsw",
-    hnsw_m: Annotated[int, typer.Option("--hnsw-m", min=2, max=512)] = 16,
-    hnsw_ef_construction: Annotated[int, typer.Option("--hnsw-ef-construction", min=10, max=3200)] = 100,
-    knn_engine: KnnEngineOpt = None,
     analysis: AnalysisOpt = None,
     mapping: MappingOpt = None,
     field_map: FieldMapOpt = None,
-    workers: Annotated[int, typer.Option("--workers", min=1, max=32, help="Parallel bulk senders.")] = 2,
-    chunk_mb: Annotated[
-        float, typer.Option("--chunk-mb", min=0.1, max=100, help="Bulk request size in MiB.")
-    ] = 4.0,
-    replicas: Annotated[int | None, typer.Option("--replicas", min=0, max=5)] = None,
-    shards: Annotated[int, typer.Option("--shards", min=1, max=64)] = 1,
-    max_retries: Annotated[
-        int,
-        typer.Option(
-            "--max-retries", min=0, max=50, help="Retries per bulk request (429, 5xx, connection lost)."
-        ),
-    ] = 10,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
+    shards: ShardsOpt = None,
+    replicas: ReplicasOpt = None,
+    vector_type: VectorTypeOpt = None,
+    hnsw_m: HnswMOpt = None,
+    hnsw_ef_construction: HnswEfOpt = None,
+    knn_engine: KnnEngineOpt = None,
+    workers: WorkersOpt = None,
+    chunk_mb: ChunkOpt = None,
+    max_retries: IndexRetriesOpt = None,
+    quiet: QuietOpt = False,
     *,
     conn: ConnectionSettings,
 ) -> None:
     """Index datasets: BM25 text and one vector field per model; resumable; published only when verified."""
-    settings = conn
+    vector = VectorOptions(
+        **given(index_type=vector_type, m=hnsw_m, ef_construction=hnsw_ef_construction, engine=knn_engine)
+    )
     options = IndexOptions(
-        vector=VectorOptions(vector_type, hnsw_m, hnsw_ef_construction, knn_engine),
+        vector=vector,
         analysis=analysis,
         mapping=user_mapping(mapping, field_map),
-        workers=workers,
-        max_chunk_bytes=int(chunk_mb * 1024 * 1024),
         replicas=replicas,
-        shards=shards,
-        progress=progress,
-        max_retries=max_retries,
+        progress=not quiet,
+        **given(
+            workers=workers,
+            max_chunk_bytes=None if chunk_mb is None else int(chunk_mb * MIB),
+            shards=shards,
+            max_retries=max_retries,
+        ),
     )
     embedders = make_embedders(
-        model,
+        embed_model,
         no_vectors=no_vectors,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        backend=embed_backend,
+        base_url=embed_url,
+        api_key_env=embed_key_env,
+        backend=embed_backend or DEFAULT_EMBED_BACKEND,
         query_prompt=query_prompt,
         document_prompt=document_prompt,
         trust_remote_code=trust_remote_code,
     )
-    _index_all(settings, [s for d in dataset for s in resolve_specs(d)], embedders, options, revision)
+    _index_all(conn, [s for d in dataset for s in resolve_specs(d)], embedders, options, revision)
 
 
 def _index_all(

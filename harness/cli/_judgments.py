@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from harness.cli._common import console
+from harness.cli._options import Deprecated, default_of, given, output_option, with_deprecated
 from harness.inspect import print_table
 from harness.judgments import (
     MODES,
@@ -38,6 +39,7 @@ def _names(values: list[str] | None) -> list[str]:
     return [n.strip() for v in values or [] for n in v.split(",") if n.strip()]
 
 
+@with_deprecated(Deprecated("--out", "output", kind=Path))
 def pool_command(
     run_dir: RunDirArg,
     depth: Annotated[int, typer.Option("--depth", min=1, help="Top documents of each arm to pool.")] = 10,
@@ -47,7 +49,7 @@ def pool_command(
     dataset: Annotated[
         list[str] | None, typer.Option("--dataset", help="Only this dataset (repeatable).")
     ] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Folder to write (default RUN_DIR/pool).")] = None,
+    output: Annotated[Path | None, output_option("Folder to write (default RUN_DIR/pool).")] = None,
     data: DataOpt = None,
     force: Annotated[
         bool, typer.Option("--force", help="Replace a judging sheet that holds ratings.")
@@ -55,7 +57,7 @@ def pool_command(
 ) -> None:
     """Write the unjudged (query, document) pairs in the top of a run's arms, to judge (CSV, Quepid, TREC)."""
     run = RunData.load(run_dir)
-    target = out or Path(run_dir) / "pool"
+    target = output or Path(run_dir) / "pool"
     pools = [pool_dataset(run, name, _names(arms), depth, data) for name in run.datasets(_names(dataset))]
     print_table(pool_table(pools), console)
     for pool in pools:
@@ -84,6 +86,7 @@ def pool_command(
     )
 
 
+@with_deprecated(Deprecated("--out", "output", kind=Path))
 def rescore_command(
     run_dir: RunDirArg,
     qrels: Annotated[
@@ -97,18 +100,22 @@ def rescore_command(
         str | None, typer.Option("--dataset", help="The dataset the judgments are for.")
     ] = None,
     mode: Annotated[
-        str,
+        str | None,
         typer.Option(
-            "--mode", help=f"{' | '.join(MODES)}: add to the run's judgments, or use the file's alone."
+            "--mode",
+            help=f"{' | '.join(MODES)}: add to the run's judgments, or use the file's alone "
+            f"(default {default_of(RescoreRequest, 'mode')}).",
         ),
-    ] = "merge",
-    out: Annotated[
-        Path | None, typer.Option("--out", help="New run directory (default RUN_DIR/rescored/<file>-<sha8>).")
+    ] = None,
+    output: Annotated[
+        Path | None, output_option("New run directory (default RUN_DIR/rescored/<file>-<sha8>).")
     ] = None,
     data: DataOpt = None,
 ) -> None:
     """Score a run again with more judgments, from its TREC files (no query is sent again)."""
-    request = RescoreRequest(Path(run_dir), qrels, fmt, dataset, mode, out, data)
+    request = RescoreRequest(
+        Path(run_dir), qrels, fmt, dataset, out=output, data_path=data, **given(mode=mode)
+    )
     before = RunResults.load(run_dir)
     out_dir, results = rescore(request)
     assert results.manifest.rescore is not None

@@ -8,16 +8,24 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from harness.cli._options import Deprecated, with_deprecated
 from harness.inspect import KibanaAuth, import_saved_objects, saved_object_files
 from harness.inspect._kibana import SAVED_OBJECTS_DIR
 from indexer import from_env, stack_login
 
+_SHOWN_DIR = f"{SAVED_OBJECTS_DIR.parent.name}/{SAVED_OBJECTS_DIR.name}"
 
+
+@with_deprecated(
+    Deprecated("--user", "username"), Deprecated("--dir", "saved_objects", new="--saved-objects", kind=Path)
+)
 def import_command(
     url: Annotated[
         str, typer.Option("--url", help="Kibana URL, e.g. http://127.0.0.1:5601 (env KIBANA_URL).")
     ] = "",
-    user: Annotated[str | None, typer.Option("--user", help="Basic-auth user (env KIBANA_USERNAME).")] = None,
+    username: Annotated[
+        str | None, typer.Option("--username", help="Basic-auth user (env KIBANA_USERNAME).")
+    ] = None,
     password: Annotated[
         str | None,
         typer.Option("--password", help="Basic-auth password (env KIBANA_PASSWORD).", show_default=False),
@@ -28,14 +36,17 @@ def import_command(
     ] = None,
     ca_cert: Annotated[Path | None, typer.Option("--ca-cert", help="PEM CA certificate to trust.")] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Do not verify TLS certificates.")] = False,
-    directory: Annotated[
-        Path, typer.Option("--dir", help="Folder of *.ndjson saved objects.")
-    ] = SAVED_OBJECTS_DIR,
+    saved_objects: Annotated[
+        Path | None,
+        typer.Option(
+            "--saved-objects", help=f"Folder of *.ndjson saved objects to import (default {_SHOWN_DIR})."
+        ),
+    ] = None,
 ) -> None:
     """Import docker/kibana/*.ndjson into Kibana (overwriting earlier imports of the same objects)."""
     env = from_env("kibana")
     user, password, api_key = (
-        user or env.get("username"),
+        username or env.get("username"),
         password or env.get("password"),
         api_key or env.get("api_key"),
     )
@@ -48,7 +59,8 @@ def import_command(
         )
     auth = KibanaAuth(username=user, password=password, api_key=api_key, ca_cert=ca_cert, verify=not insecure)
     target = url or env.get("url", "http://127.0.0.1:5601")
-    for result in import_saved_objects(target, saved_object_files(directory), auth):
+    files = saved_object_files(saved_objects or SAVED_OBJECTS_DIR)
+    for result in import_saved_objects(target, files, auth):
         Console(highlight=False).print(f"imported {result.success_count} object(s) from {result.file.name}")
 
 

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from harness.cli._options import Deprecated, output_option, with_deprecated
 from harness.inspect import dataset_tables, fmt, print_table, worst_queries, write_html
 from harness.results import EvalRecord, RunResults, load_records
 
@@ -20,17 +21,18 @@ def _out() -> Console:
     return Console(highlight=False, soft_wrap=True)
 
 
+@with_deprecated(Deprecated("--out", "output", kind=Path))
 def report_command(
     run_dir: RunDirArg,
     html: Annotated[bool, typer.Option("--html", help="Write the self-contained HTML report.")] = False,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="HTML file to write (default RUN_DIR/report.html).")
+    output: Annotated[
+        Path | None, output_option("HTML file to write (implies --html; default RUN_DIR/report.html).")
     ] = None,
 ) -> None:
     """Print the per-dataset tables of a run, or write its HTML report with --html."""
     console = _out()
-    if html:
-        console.print(f"wrote {write_html(run_dir, out)}")
+    if html or output is not None:
+        console.print(f"wrote {write_html(run_dir, output)}")
         return
     results = RunResults.load(run_dir)
     console.print(Text.assemble(("run ", "bold"), results.manifest.run_id))

@@ -1,4 +1,4 @@
-"""`harness run lexical|vector|hybrid` and `harness compare RUN_DIR...`: flags in, typed config, tables out."""
+"""`harness run lexical|vector|hybrid`: flags in, typed config, tables out."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from harness._compare import compare_runs, overlap_runs
 from harness._search import SearchOptions
 from harness.ann import DEFAULT_CANDIDATES, SweepOptions
 from harness.cli._common import console, with_connection
@@ -23,13 +22,13 @@ from harness.cli._embedding import (
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
 from harness.cli._experiment import with_experiment
 from harness.cli._index import FieldMapOpt, MappingOpt
-from harness.eval import OVERLAP_K, RBO_P, STAT_TESTS
-from harness.inspect import dataset_tables, overlap_table, print_table, significance_table
+from harness.eval import STAT_TESTS
+from harness.inspect import dataset_tables, print_table
 from harness.load import DEFAULT_DURATION_S, DEFAULT_WARMUP_S, MAX_CLIENTS, LoadOptions
 from harness.results import RunResults
 from harness.run import MAX_DEPTH, RunConfig, run
 from harness.strategies import LEXICAL_FIELDS, MODES
-from indexer import ANALYSIS_CHAINS, BM25_FIELDS, ConfigError, ConnectionSettings, write_json_atomic
+from indexer import ANALYSIS_CHAINS, BM25_FIELDS, ConfigError, ConnectionSettings
 
 CANDIDATES_TEXT = ",".join(map(str, DEFAULT_CANDIDATES))
 
@@ -309,30 +308,5 @@ def print_results(results: RunResults, out: Console) -> None:
             print_table(table, out)
 
 
-def compare(
-    run_dirs: Annotated[list[Path], typer.Argument(help="Two or more run directories.")],
-    test: Annotated[str, typer.Option("--test", help=f"{', '.join(STAT_TESTS)}.")] = "randomization",
-    measure: Annotated[str, typer.Option("--measure")] = "ndcg@10",
-    alpha: Annotated[float, typer.Option("--alpha")] = 0.05,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the comparisons here.")] = None,
-    k: Annotated[
-        int, typer.Option("--overlap-k", help="Depth of overlap@k (Jaccard of the top k).")
-    ] = OVERLAP_K,
-    p: Annotated[float, typer.Option("--rbo-p", help="Persistence of RBO (RBO_ext).")] = RBO_P,
-) -> None:
-    """Paired significance tests across runs (Holm-corrected over arms × datasets), then how much the
-    same arms' rankings agree without judgments (overlap@k and RBO, from the runs' TREC files)."""
-    comparisons = compare_runs(run_dirs, test=test, measure=measure, alpha=alpha)
-    title = f"{measure}: paired {test} tests, Holm-corrected over {len(comparisons)} comparisons"
-    print_table(significance_table("compare", comparisons, title=title, with_dataset=True), console)
-    title = f"agreement without judgments: overlap@{k} and RBO (p={p:g}) of the same arms"
-    print_table(
-        overlap_table("compare", overlap_runs(run_dirs, k=k, p=p), title=title, with_dataset=True), console
-    )
-    if json_out is not None:
-        write_json_atomic(json_out, [c.to_dict() for c in comparisons])
-
-
 def register(app: typer.Typer) -> None:
     app.command("run")(run_command)
-    app.command("compare")(compare)

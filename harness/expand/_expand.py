@@ -102,7 +102,7 @@ class ExpandConfig:
                 "(search-o1 and search-r1 sets come from their agents; harness run reads them)"
             )
         if not self.model.strip():
-            raise ConfigError("expected --model, the model name the endpoint serves")
+            raise ConfigError("expected --llm, the model name the endpoint serves")
         if self.name is not None and self.name != llm_folder_name(self.name):
             raise ConfigError(
                 f"expected --name made of letters, digits, '.', '_' and '-', found {self.name!r}"

@@ -32,12 +32,12 @@ class KibanaAuth:
 
     def headers(self) -> dict[str, str]:
         if self.api_key and (self.username or self.password):
-            raise ConfigError("give either --api-key or --user/--password for Kibana, not both")
+            raise ConfigError("give either --api-key or --username/--password for Kibana, not both")
         if self.api_key:
             return {"Authorization": f"ApiKey {self.api_key}"}
         if self.username or self.password:
             if not (self.username and self.password):
-                raise ConfigError("Kibana basic auth needs both --user and --password")
+                raise ConfigError("Kibana basic auth needs both --username and --password")
             token = base64.b64encode(f"{self.username}:{self.password}".encode()).decode("ascii")
             return {"Authorization": f"Basic {token}"}
         return {}
@@ -100,7 +100,7 @@ def import_saved_objects(
                 payload: dict[str, Any] = json.loads(resp.read().decode("utf-8") or "{}")
         except error.HTTPError as exc:
             detail = exc.read().decode("utf-8", "replace")[:500]
-            hint = " (check --user/--password or --api-key)" if exc.code in (401, 403) else ""
+            hint = " (check --username/--password or --api-key)" if exc.code in (401, 403) else ""
             raise ConnectionFailed(
                 f"Kibana rejected the import of {path.name}: HTTP {exc.code}{hint}: {detail}"
             ) from exc

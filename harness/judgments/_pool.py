@@ -159,6 +159,6 @@ def write_pool(pool: DatasetPool, out: Path, *, force: bool = False) -> list[Pat
     if has_ratings(folder / POOL_CSV) and not force:
         raise ConfigError(
             f"{folder / POOL_CSV} already holds ratings: expected a pool folder without judgments in progress; "
-            "choose another --out (or --force to replace it)"
+            "choose another --output (or --force to replace it)"
         )
     return [writer(pool, folder) for writer in POOL_WRITERS.values()]

@@ -82,7 +82,7 @@ def _check_out(out: Path, run_dir: Path, judgments: Judgments) -> None:
     """The target is new, or an earlier re-score of the same run with the same judgments file."""
     if out.resolve() == Path(run_dir).resolve():
         raise ConfigError(
-            f"--out {out} is the run directory itself: expected a new directory, the original stays"
+            f"--output {out} is the run directory itself: expected a new directory, the original stays"
         )
     if not (out / RESULTS_FILE).is_file():
         return
@@ -95,7 +95,7 @@ def _check_out(out: Path, run_dir: Path, judgments: Judgments) -> None:
     if not same:
         raise ConfigError(
             f"{out} already holds another run's results: expected a new directory (or the same re-score again); "
-            "choose another --out"
+            "choose another --output"
         )
 
 

@@ -18,6 +18,7 @@ from harness._compare import overlap_runs
 from harness.cli import main
 from harness.eval import overlap_at_k, rbo
 from harness.results import OVERLAP_FILE, PairScores, RunResults, load_pair_scores, load_ranking, trec_path
+from tests.harness.cli.old_names import deprecated, line
 from tests.harness.conftest import GATE_DATASET
 
 
@@ -65,3 +66,17 @@ def test_compare_shows_what_moved_between_two_runs(
     assert row.split()[-5:] == ["40", "1.0000", "1.0000", "0", "(0%)"]
     row = next(line for line in out.splitlines() if "degraded:vector vs base:vector" in line and "(" in line)
     assert f"{vector.overlap:.4f}" in row and f"{vector.rbo:.4f}" in row
+
+
+def test_compare_writes_its_comparisons_with_output_and_the_old_json(
+    base_run: Path, degraded_run: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """``--output`` writes the comparisons (JSON); ``--json PATH``, its old name, still does, with one line."""
+    runs = [str(base_run), str(degraded_run)]
+    assert main(["compare", *runs, "-o", str(tmp_path / "new.json")]) == 0
+    assert deprecated(capfd.readouterr().err) == []
+    assert main(["compare", *runs, "--json", str(tmp_path / "old.json")]) == 0
+    assert deprecated(capfd.readouterr().err) == [line("--json", "--output")]
+    written = json.loads((tmp_path / "new.json").read_text())
+    assert written and {c["measure"] for c in written} == {"ndcg@10"}
+    assert json.loads((tmp_path / "old.json").read_text()) == written

@@ -53,7 +53,7 @@ def _aliases(backend: Backend) -> dict[str, list[str]]:
 
 
 def _index(folder: Path, url: str, *extra: str) -> list[str]:
-    return ["index", "--dataset", str(folder), "--no-vectors", "--url", url, "--no-progress", *extra]
+    return ["index", "--dataset", str(folder), "--no-vectors", "--url", url, "--quiet", *extra]
 
 
 def _run(folder: Path, url: str, *extra: str) -> list[str]:
@@ -193,12 +193,12 @@ CASES = [
     # indexes and models
     Case(
         "vector-dims-differ-from-existing-field",
-        lambda c: ["index", "--dataset", str(c.dims), "--model", "minilm", "--url", c.url, "--no-progress"],
+        lambda c: ["index", "--dataset", str(c.dims), "--embed-model", "minilm", "--url", c.url, "--quiet"],
         ("holds 768-dimensional vectors", "produces 384"),
     ),
     Case(
         "unknown-model",
-        lambda c: ["index", "--dataset", str(c.good), "--model", "no-such-model", "--url", c.url],
+        lambda c: ["index", "--dataset", str(c.good), "--embed-model", "no-such-model", "--url", c.url],
         ("embedding model 'no-such-model' at revision main is not in the local Hugging Face cache", "--model /path"),
     ),
     Case(
@@ -208,8 +208,8 @@ CASES = [
     ),
     Case(
         "no-vectors-with-a-model",
-        lambda c: _index(c.good, c.url, "--model", "minilm"),
-        ("--no-vectors and --model exclude each other",),
+        lambda c: _index(c.good, c.url, "--embed-model", "minilm"),
+        ("--no-vectors and --embed-model exclude each other",),
     ),
     Case("chunk-size-zero", lambda c: _index(c.good, c.url, "--chunk-mb", "0"), ("--chunk-mb",)),
     Case(

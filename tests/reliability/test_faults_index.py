@@ -61,7 +61,7 @@ class Setup:
 
 def _argv(folder: Path, url: str) -> list[str]:
     return [
-        "index", "--dataset", str(folder), "--no-vectors", "--url", url, "--no-progress",
+        "index", "--dataset", str(folder), "--no-vectors", "--url", url, "--quiet",
         "--workers", "1", "--chunk-mb", "0.1", "--max-retries", str(RETRIES),
     ]  # fmt: skip
 

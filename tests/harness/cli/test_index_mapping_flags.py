@@ -9,7 +9,7 @@ import pytest
 
 from harness.cli import main
 
-NOWHERE = ["--dataset", "sample", "--url", "http://127.0.0.1:9", "--no-progress"]
+NOWHERE = ["--dataset", "sample", "--url", "http://127.0.0.1:9", "--quiet"]
 
 
 def test_field_map_needs_a_mapping(capsys: pytest.CaptureFixture[str]) -> None:

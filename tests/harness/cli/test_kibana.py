@@ -20,6 +20,7 @@ from harness import RunError
 from harness.cli import main
 from harness.inspect import KibanaAuth, import_saved_objects, saved_object_files
 from indexer import ConfigError, ConnectionFailed
+from tests.harness.cli.old_names import deprecated, line
 
 
 class _Endpoint(BaseHTTPRequestHandler):
@@ -118,3 +119,27 @@ def test_cli_import_logs_in_with_the_compose_stacks_password(
     _Endpoint.seen.clear()
     assert main(["kibana", "import", "--url", endpoint, "--api-key", "abc=="]) == 0  # what is given wins
     assert _Endpoint.seen[0]["headers"]["authorization"] == "ApiKey abc=="
+
+
+def test_the_old_names_user_and_dir_work_for_one_release(
+    endpoint: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """--user is --username now, --dir (a folder read, not written) --saved-objects: each old one prints
+    one line and sends what the new one sends."""
+    folder = tmp_path / "objects"
+    folder.mkdir()
+    first = saved_object_files()[0]
+    (folder / first.name).write_bytes(first.read_bytes())
+    sent = []
+    for spelled in (["--username", "elastic", "--saved-objects"], ["--user", "elastic", "--dir"]):
+        _Endpoint.seen.clear()
+        assert main(["kibana", "import", "--url", endpoint, "--password", "pw", *spelled, str(folder)]) == 0
+        sent.append(
+            [(r["headers"]["authorization"], r["body"].count(first.read_bytes())) for r in _Endpoint.seen]
+        )
+        assert deprecated(capfd.readouterr().err) == (
+            []
+            if spelled[0] == "--username"
+            else [line("--user", "--username"), line("--dir", "--saved-objects")]
+        )
+    assert sent[0] == sent[1] == [("Basic ZWxhc3RpYzpwdw==", 1)]

@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated
 
+import pytest
 import typer
 import typer.testing
 
-from harness.cli._options import Deprecated, RetriesOpt, SetOpt, with_deprecated
+from harness.cli._options import (
+    Deprecated,
+    RetriesOpt,
+    SetOpt,
+    default_of,
+    given,
+    with_deprecated,
+    with_panels,
+)
 from indexer import ConfigError
 
 NewOpt = Annotated[str | None, typer.Option("--embed-url")]
+Models = Annotated[list[str] | None, typer.Option("--embed-model")]
+Out = Annotated[Path | None, typer.Option("--output")]
+Quiet = Annotated[bool, typer.Option("--quiet")]
+Depth = Annotated[int | None, typer.Option("--depth")]
 
 
 def _app(seen: dict[str, object]) -> typer.Typer:
@@ -71,3 +86,62 @@ def test_old_and_new_name_together_are_refused() -> None:
 def test_one_retry_range() -> None:
     assert _invoke("--max-retries", "50")[0].exit_code == 0
     assert _invoke("--max-retries", "51")[0].exit_code == 2
+
+
+def test_typed_repeatable_short_and_valued_old_names() -> None:
+    """kind: the old option's value type; short: its old one-letter form; value: what a flag hands on."""
+    seen: dict[str, object] = {}
+    app = typer.Typer()
+
+    @app.command()
+    @with_deprecated(
+        Deprecated("--model", "embed_model", kind=list[str], short="-m"),
+        Deprecated("--out", "output", kind=Path),
+        Deprecated("--progress", "quiet", flag=True, value=False, new="leaving it out"),
+    )
+    def cmd(embed_model: Models = None, output: Out = None, quiet: Quiet = False) -> None:
+        seen.update(embed_model=embed_model, output=output, quiet=quiet)
+
+    @app.command()
+    def other() -> None:
+        pass
+
+    result = typer.testing.CliRunner().invoke(
+        app, ["cmd", "-m", "a", "--model", "b", "--out", "x", "--progress"]
+    )
+    assert result.exit_code == 0, result.output
+    assert seen == {"embed_model": ["a", "b"], "output": Path("x"), "quiet": False}
+    assert [line for line in result.output.splitlines() if line.startswith("deprecated:")] == [
+        "deprecated: --model/-m is replaced by --embed-model (it goes in release 0.3)",
+        "deprecated: --out is replaced by --output (it goes in release 0.3)",
+        "deprecated: --progress is replaced by leaving it out (it goes in release 0.3)",
+    ]
+
+
+def test_panels_given_and_the_configs_defaults() -> None:
+    @dataclass(frozen=True)
+    class Config:
+        depth: int = 10
+        names: tuple[str, ...] = field(default_factory=lambda: ("a",))
+        required: str = ""
+
+    assert (default_of(Config, "depth"), default_of(Config, "names")) == (10, ("a",))
+    with pytest.raises(AttributeError, match="has no field 'nope'"):
+        default_of(Config, "nope")
+    assert given(depth=None, name="x", flag=False) == {"name": "x", "flag": False}
+
+    app = typer.Typer()
+
+    @app.command()
+    @with_panels({"Search": ("depth",)})
+    def cmd(depth: Depth = None, other: RetriesOpt = None) -> None:
+        pass
+
+    @app.command()
+    def second() -> None:
+        pass
+
+    params = {p.name: p for p in typer.main.get_command(app).commands["cmd"].params}  # type: ignore[attr-defined]
+    assert params["depth"].rich_help_panel == "Search" and params["other"].rich_help_panel is None
+    with pytest.raises(TypeError, match="has no parameter"):
+        with_panels({"X": ("absent",)})(cmd)

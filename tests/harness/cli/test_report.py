@@ -26,8 +26,11 @@ def test_report_html_writes_one_file(
     run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = tmp_path / "r.html"
-    assert main(["report", str(run_dir), "--html", "--out", str(target)]) == 0
+    assert main(["report", str(run_dir), "--html", "--output", str(target)]) == 0
     assert target.read_text().startswith("<!DOCTYPE html>") and str(target) in capsys.readouterr().out
+    implied = tmp_path / "implied.html"
+    assert main(["report", str(run_dir), "-o", str(implied)]) == 0, "--output implies --html"
+    assert implied.read_bytes() == target.read_bytes()
 
 
 def test_failures_lists_worst_queries_with_missed_docs(

@@ -27,14 +27,16 @@ from indexer import JsonCache
 from indexer.data import load_dataset
 from tests._openai_server import Fault, OpenAIServer, rate_limited, stall
 from tests._support import REPO
+from tests.harness.cli.old_names import deprecated
+from tests.harness.cli.old_names import line as deprecation_line
 from tests.harness.expand.conftest import N_QUERIES
 
 MODEL = "test-llm"
 
 
 def _expand(server: OpenAIServer, dataset: Path | str, cache: Path, *extra: str) -> int:
-    argv = ["expand", "--dataset", str(dataset), "--method", "hyde", "--model", MODEL]
-    argv += ["--base-url", server.url, "--cache-dir", str(cache), "--no-progress", *extra]
+    argv = ["expand", "--dataset", str(dataset), "--method", "hyde", "--llm", MODEL]
+    argv += ["--llm-url", server.url, "--cache-dir", str(cache), "--quiet", *extra]
     return main(argv)
 
 
@@ -130,10 +132,8 @@ def test_an_interrupted_run_resumes_with_only_the_missing_calls(
     cache = tmp_path / "cache"
     server.state.delay_s = 0.25
     argv = [sys.executable, "-m", "harness", "expand", "--dataset", str(dataset_copy), "--method", "hyde"]
-    argv += ["--model", MODEL, "--base-url", server.url, "--cache-dir", str(cache), "--concurrency", "2"]
-    proc = subprocess.Popen(
-        [*argv, "--no-progress"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+    argv += ["--llm", MODEL, "--llm-url", server.url, "--cache-dir", str(cache), "--concurrency", "2"]
+    proc = subprocess.Popen([*argv, "--quiet"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while server.state.answered["chat"] < 5 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
@@ -226,7 +226,7 @@ def test_reasoning_returned_apart_or_inline_is_kept_out_of_hy_doc(
     server.state.reasoning = (
         "think"  # inline <think>...</think>, an R1-style name (another model: not cached)
     )
-    argv = ["--output", str(out), "--name", "r1-test", "--model", "thinking-llm"]
+    argv = ["--output", str(out), "--name", "r1-test", "--llm", "thinking-llm"]
     assert _expand(server, dataset_copy, cache, *argv) == 0
     meta = json.loads(
         _set_path(out, llm="r1-test").with_name("query_with_hydoc.jsonl" + META_SUFFIX).read_text()
@@ -259,19 +259,21 @@ def test_configuration_mistakes_are_clear(
     cases = [
         (["--method", "search-o1"], "search-o1 and search-r1 sets come from their agents"),
         (
-            ["--api-key-env", "R2MED_SURELY_UNSET_KEY"],
-            "R2MED_SURELY_UNSET_KEY, but that environment variable is not set",
+            ["--llm-key-env", "R2MED_SURELY_UNSET_KEY"],
+            "--llm-key-env names R2MED_SURELY_UNSET_KEY, but that environment variable is not set",
         ),
         (["--reasoning-format", "thinky"], "expected a reasoning format in auto, none"),
-        (["--base-url", "ftp://x"], "expected an endpoint URL like http://127.0.0.1:8000/v1"),
+        (["--llm-url", "ftp://x"], "expected an endpoint URL like http://127.0.0.1:8000/v1"),
         (
-            ["--base-url", "http://user:pw@127.0.0.1:1/v1"],
+            ["--llm-url", "http://user:pw@127.0.0.1:1/v1"],
             "credentials inside the endpoint URL are not accepted",
         ),
+        (["--llm", " "], "expected --llm, the model name the endpoint serves"),
     ]
     for extra, message in cases:
-        argv = ["expand", "--dataset", str(dataset_copy), "--method", "hyde", "--model", MODEL]
-        argv += ["--base-url", server.url, "--cache-dir", str(tmp_path), "--no-progress"]
+        argv = ["expand", "--dataset", str(dataset_copy), "--method", "hyde", "--cache-dir", str(tmp_path)]
+        argv += ["--quiet", *(["--llm", MODEL] if "--llm" not in extra else [])]
+        argv += ["--llm-url", server.url] if "--llm-url" not in extra else []
         code = main([*argv, *extra])
         err = " ".join(capfd.readouterr().err.split())
         assert code == 2 and message in err, (extra, err)
@@ -290,16 +292,8 @@ def _trec_top(path: Path) -> dict[str, list[str]]:
 def test_lamer_answers_with_the_top_passages_of_its_own_bm25_first_stage(
     server: OpenAIServer, dataset_copy: Path, tmp_path: Path, es_url: str
 ) -> None:
-    argv = ["expand", "--dataset", str(dataset_copy), "--method", "lamer", "--model", MODEL]
-    argv += [
-        "--base-url",
-        server.url,
-        "--cache-dir",
-        str(tmp_path / "cache"),
-        "--url",
-        es_url,
-        "--no-progress",
-    ]
+    argv = ["expand", "--dataset", str(dataset_copy), "--method", "lamer", "--llm", MODEL]
+    argv += ["--llm-url", server.url, "--cache-dir", str(tmp_path / "cache"), "--url", es_url, "--quiet"]
     assert main(argv) == 0
     path = _set_path(dataset_copy, method="lamer")
     meta = json.loads(path.with_name(path.name + META_SUFFIX).read_text())
@@ -335,3 +329,52 @@ def test_lamer_answers_with_the_top_passages_of_its_own_bm25_first_stage(
     assert main([*base, "--expansion", f"lamer:{MODEL}", "--output", str(tmp_path / "run2")]) == 0
     results = json.loads((tmp_path / "run2" / "results.json").read_text())
     assert "lexical+lamer" in results["datasets"]["llm-expand"]["arms"]
+
+
+def test_the_old_names_work_for_one_release_with_one_line_each(
+    server: OpenAIServer,
+    dataset_copy: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """--model, --base-url, --api-key-env and --no-progress are hidden now, and each still reaches what its
+    new name reaches: every run (its own cache) asks the same model at the same endpoint with the key the
+    server requires, and writes the same file."""
+    monkeypatch.setenv("R2MED_TEST_LLM_KEY", "not-a-secret")
+    server.state.required_key = "not-a-secret"
+    new = {
+        "--llm": ["--llm", MODEL],
+        "--llm-url": ["--llm-url", server.url],
+        "--llm-key-env": ["--llm-key-env", "R2MED_TEST_LLM_KEY"],
+        "--quiet": ["--quiet"],
+    }
+    old = {
+        "--llm": ["--model", MODEL],
+        "--llm-url": ["--base-url", server.url],
+        "--llm-key-env": ["--api-key-env", "R2MED_TEST_LLM_KEY"],
+        "--quiet": ["--no-progress"],
+    }
+
+    def expand_with(spelled: dict[str, list[str]], cache: str) -> bytes:
+        base = [
+            "expand",
+            "--dataset",
+            str(dataset_copy),
+            "--method",
+            "hyde",
+            "--cache-dir",
+            str(tmp_path / cache),
+        ]
+        assert main([*base, *(a for s in spelled.values() for a in s)]) == 0
+        return _set_path(dataset_copy).read_bytes()
+
+    try:
+        wanted = expand_with(new, "new")
+        assert deprecated(capfd.readouterr().err) == []
+        for name, spelled in old.items():
+            assert expand_with({**new, name: spelled}, name) == wanted, name
+            assert deprecated(capfd.readouterr().err) == [deprecation_line(spelled[0], name)]
+    finally:
+        server.state.required_key = None
+    assert server.state.calls["chat"] == 5 * N_QUERIES and server.state.answered["chat"] == 5 * N_QUERIES

@@ -19,6 +19,7 @@ import pytest
 from harness.cli import main
 from harness.results import RunResults, load_per_query, load_ranking, trec_path
 from indexer import DataError, load_dataset, read_judgments
+from tests.harness.cli.old_names import deprecated, line
 from tests.harness.conftest import GATE_DATASET
 
 
@@ -51,7 +52,7 @@ def reference(qrels: dict[str, dict[str, int]], ranking: dict[str, list[str]]) -
 @pytest.fixture(scope="module")
 def pooled(base_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("pool")
-    assert main(["pool", str(base_run), "--depth", "10", "--arms", "hybrid", "--out", str(out)]) == 0
+    assert main(["pool", str(base_run), "--depth", "10", "--arms", "hybrid", "--output", str(out)]) == 0
     return out / GATE_DATASET
 
 
@@ -110,7 +111,7 @@ def test_pool_round_trip_rescores_without_requerying(
     before = RunResults.load(base_run)
     checkpoints = {p: p.stat().st_mtime_ns for p in (base_run / "arms").rglob("*.json")}
     out = tmp_path / "rescored"
-    assert main(["rescore", str(base_run), "--qrels", str(judged), "--out", str(out)]) == 0
+    assert main(["rescore", str(base_run), "--qrels", str(judged), "--output", str(out)]) == 0
     text = capsys.readouterr().out
     assert f"{len(rows)} judgments for {GATE_DATASET}, {len(rows)} new, 0 changed" in text
     assert {
@@ -150,7 +151,7 @@ def test_pool_round_trip_rescores_without_requerying(
     )
     # the re-scored run is a run directory like any other: pooling it again finds hybrid's top 10 judged
     capsys.readouterr()
-    assert main(["pool", str(out), "--arms", "hybrid", "--out", str(tmp_path / "again")]) == 0
+    assert main(["pool", str(out), "--arms", "hybrid", "--output", str(tmp_path / "again")]) == 0
     assert f"{GATE_DATASET}: 0 unjudged pairs over 0 queries" in capsys.readouterr().out
 
 
@@ -162,7 +163,8 @@ def test_rescoring_with_the_runs_own_judgments_changes_nothing(
     out = tmp_path / "same"
     qrels = gate_data / "qrels" / "test.tsv"
     assert (
-        main(["rescore", str(base_run), "--qrels", str(qrels), "--mode", "replace", "--out", str(out)]) == 0
+        main(["rescore", str(base_run), "--qrels", str(qrels), "--mode", "replace", "--output", str(out)])
+        == 0
     )
     before, after = (
         RunResults.load(base_run).datasets[GATE_DATASET],
@@ -188,11 +190,11 @@ def test_a_rescored_run_is_written_beside_never_over(
     assert default.name.startswith("extra-") and (default / "results.json").is_file() and first
     assert main(["rescore", str(base_run), "--qrels", str(extra)]) == 0  # the same re-score again: fine
     capsys.readouterr()
-    assert main(["rescore", str(base_run), "--qrels", str(extra), "--out", str(base_run)]) == 2
+    assert main(["rescore", str(base_run), "--qrels", str(extra), "--output", str(base_run)]) == 2
     assert "is the run directory itself" in capsys.readouterr().err
     other = tmp_path / "other.qrels"
     other.write_text(f"{qid} 0 some-unjudged-doc 0\n")
-    assert main(["rescore", str(base_run), "--qrels", str(other), "--out", str(default)]) == 2
+    assert main(["rescore", str(base_run), "--qrels", str(other), "--output", str(default)]) == 2
     assert "already holds another run's results" in capsys.readouterr().err
 
 
@@ -200,16 +202,16 @@ def test_pool_keeps_a_sheet_being_judged(
     base_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "p"
-    assert main(["pool", str(base_run), "--arms", "lexical", "--out", str(out)]) == 0
+    assert main(["pool", str(base_run), "--arms", "lexical", "--output", str(out)]) == 0
     assert (
-        main(["pool", str(base_run), "--arms", "lexical", "--out", str(out)]) == 0
+        main(["pool", str(base_run), "--arms", "lexical", "--output", str(out)]) == 0
     )  # no ratings yet: rewritten
     sheet = out / GATE_DATASET / "pool.csv"
     rows = sheet_rows(sheet)
     rows[0]["rating"] = "2"
     write_rows(sheet, rows)
     capsys.readouterr()
-    assert main(["pool", str(base_run), "--arms", "lexical", "--out", str(out)]) == 2
+    assert main(["pool", str(base_run), "--arms", "lexical", "--output", str(out)]) == 2
     assert "already holds ratings" in capsys.readouterr().err
     assert sheet_rows(sheet)[0]["rating"] == "2"
 
@@ -241,3 +243,21 @@ def test_bad_inputs_are_clear(
     code = main([a.format(run=base_run, bad=bad) for a in argv])
     err = capsys.readouterr().err
     assert code != 0 and fragment in err, err
+
+
+def test_the_old_name_out_works_for_one_release(
+    base_run: Path, gate_data: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """``--out`` is ``--output`` now: one line, and the same pool and the same re-scored figures."""
+    written = {}
+    for spelled in ("--output", "--out"):
+        out = tmp_path / spelled.strip("-")
+        assert main(["pool", str(base_run), "--arms", "hybrid", spelled, str(out / "pool")]) == 0
+        qrels = gate_data / "qrels" / "test.tsv"
+        assert main(["rescore", str(base_run), "--qrels", str(qrels), spelled, str(out / "rescored")]) == 0
+        lines = deprecated(capfd.readouterr().err)
+        assert lines == ([] if spelled == "--output" else [line("--out", "--output")] * 2)
+        sheet = (out / "pool" / GATE_DATASET / "pool.csv").read_bytes()
+        rescored = RunResults.load(out / "rescored").datasets[GATE_DATASET]
+        written[spelled] = (sheet, {a: r.metrics for a, r in rescored.arms.items()})
+    assert written["--out"] == written["--output"]
