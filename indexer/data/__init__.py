@@ -8,7 +8,8 @@ Public surface::
     known_datasets() -> list[KnownDataset]
     describe(dataset) -> dict (counts, lengths, grades, expansions, fingerprint, warnings)
     Dataset, Document, Fingerprint, Problem, Severity, R2MED_NAMES
-    read_judgments(path, format=None) -> Judgments   TREC qrels, TSV/CSV, Quepid CSV, RRE JSON
+    read_judgments(path, format=None) -> Judgments   TREC qrels, TSV/CSV, Quepid CSV, RRE JSON, LTR list
+    write_judgments(path, pairs, format) -> Path      the same formats, out (pairs: RatedPair)
     read_queries(path) -> {qid: text}   JSONL {_id, text} or TSV id<TAB>text
     judged_dataset(name, queries, qrels) -> Dataset   your own queries and judgments (no corpus)
 """
@@ -20,7 +21,10 @@ from indexer.data._judgments import (
     Judgment,
     JudgmentFormat,
     Judgments,
+    RatedPair,
+    rated_pairs,
     read_judgments,
+    write_judgments,
 )
 from indexer.data._model import (
     CorpusStats,
@@ -64,6 +68,7 @@ __all__ = [
     "Judgments",
     "KnownDataset",
     "Problem",
+    "RatedPair",
     "Severity",
     "describe",
     "expansion_root",
@@ -71,7 +76,9 @@ __all__ = [
     "judged_dataset",
     "known_datasets",
     "load_dataset",
+    "rated_pairs",
     "read_judgments",
     "read_queries",
     "resolve_specs",
+    "write_judgments",
 ]
