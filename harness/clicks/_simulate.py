@@ -82,10 +82,14 @@ def rankings(
 
 
 def _shares(qids: list[str], spec: SimulationSpec, rng: np.random.Generator) -> dict[str, int]:
+    """Searches per query: ``min_searches`` each, the rest by a Zipf law over a random order of the queries
+    (largest remainders rounded up, so the total is ``searches`` when that exceeds the minimum)."""
     order = [qids[i] for i in rng.permutation(len(qids))]
     weights = 1.0 / np.arange(1, len(order) + 1, dtype=np.float64) ** spec.zipf
     spare = max(spec.searches - spec.min_searches * len(order), 0)
-    extra = np.floor(weights / weights.sum() * spare).astype(int)
+    exact = weights / weights.sum() * spare
+    extra = np.floor(exact).astype(int)
+    extra[np.argsort(-(exact - extra), kind="stable")[: spare - int(extra.sum())]] += 1
     return {qid: spec.min_searches + int(n) for qid, n in zip(order, extra, strict=True)}
 
 

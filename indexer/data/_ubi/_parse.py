@@ -76,7 +76,7 @@ def _position(obj: dict[str, Any], action: str, place: Place, problems: Problems
         place.error(
             problems,
             "bad-position",
-            f"expected event_attributes.position.ordinal, the result's 1-based rank, on a {action} event, "
+            f"expected event_attributes.position.ordinal, the result's 1-based rank, on this {action} event, "
             f"found {value!r}",
         )
     return None
@@ -94,7 +94,7 @@ def parse_event(raw: dict[str, Any], place: Place, problems: Problems) -> UbiEve
     user_query = _text(obj, "user_query", place, problems, required=False)
     if on_result and not query_id and not user_query:
         place.error(
-            problems, "no-query", f"expected a query_id or user_query on a {action} event, found neither"
+            problems, "no-query", f"expected a query_id or user_query on this {action} event, found neither"
         )
         return None
     if action is None or query_id is None or moment is None or object_id is None or user_query is None:
