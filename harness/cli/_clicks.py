@@ -10,9 +10,10 @@ Without ``--events`` the log is read from the cluster's ``ubi_events`` / ``ubi_q
 from __future__ import annotations
 
 import glob
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -24,18 +25,23 @@ from harness.clicks import (
     ClickModelSpec,
     QuerySetSpec,
     SimulationSpec,
+    SpecError,
     UbiSource,
     agreement,
+    agreement_lines,
+    as_flag,
     from_log,
+    judgment_lines,
     query_frequencies,
     query_ids,
+    query_set_lines,
     rated,
     read_log,
     sample_queries,
     simulate,
-    systems,
+    summary,
+    write_simulation,
 )
-from harness.clicks._report import agreement_lines, judgment_lines, query_set_lines, summary
 from harness.results import load_ranking, rank_run
 from indexer import (
     EVENTS_INDEX,
@@ -51,9 +57,9 @@ from indexer import (
     write_json_atomic,
     write_jsonl_atomic,
     write_judgments,
-    write_text_atomic,
-    write_ubi_files,
 )
+
+T = TypeVar("T")
 
 clicks_app = typer.Typer(
     help="Judgments and query sets from User Behavior Insights (UBI) click logs; simulated logs to test them.",
@@ -107,6 +113,14 @@ def _date(value: str | None, flag: str) -> date | None:
 
 def _given(**values: Any) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
+
+
+def _built(kind: Callable[..., T], **values: Any) -> T:
+    """``kind`` built from the flags given (defaults: the spec's); a value refused names its flag."""
+    try:
+        return kind(**_given(**values))
+    except SpecError as exc:
+        raise exc.at(as_flag(exc.key)) from None
 
 
 def _source(
@@ -184,8 +198,12 @@ def judgments_command(
     conn: ConnectionSettings,
 ) -> None:
     """Judgments per (query, document) from a UBI click log: clicks over the clicks expected at the ranks shown."""
-    spec = ClickModelSpec(
-        **_given(model=model, max_rank=max_rank, min_impressions=min_impressions, cuts=_cuts(cuts)),
+    spec = _built(
+        ClickModelSpec,
+        model=model,
+        max_rank=max_rank,
+        min_impressions=min_impressions,
+        cuts=_cuts(cuts),
         start=_date(start, "--start"),
         end=_date(end, "--end"),
     )
@@ -225,13 +243,13 @@ def queries_command(
     conn: ConnectionSettings,
 ) -> None:
     """A query set from a UBI log: random, probability proportional to frequency (pps), or the top N."""
-    spec = ClickModelSpec(start=_date(start, "--start"), end=_date(end, "--end"))
+    spec = _built(ClickModelSpec, start=_date(start, "--start"), end=_date(end, "--end"))
     log = read_log(_source(events, queries, events_index, queries_index), spec, conn)
     frequencies = query_frequencies(log, spec.event_filter())
     data = _dataset(dataset)
     chosen = sample_queries(
         frequencies,
-        QuerySetSpec(**_given(method=method, size=size, seed=seed)),
+        _built(QuerySetSpec, method=method, size=size, seed=seed),
         query_ids(frequencies, data.queries if data else None),
     )
     for line in query_set_lines(chosen):
@@ -241,14 +259,6 @@ def queries_command(
             output, ({"_id": q.qid, "text": q.text, "frequency": q.frequency} for q in chosen.queries)
         )
         console.print(f"wrote {output}", highlight=False)
-
-
-def _trec(run: dict[str, dict[str, float]], tag: str) -> str:
-    lines = []
-    for qid in sorted(run):
-        ranked = sorted(run[qid].items(), key=lambda kv: (-kv[1], kv[0]))
-        lines += [f"{qid} Q0 {doc} {r} {score:.6f} {tag}" for r, (doc, score) in enumerate(ranked, 1)]
-    return "\n".join(lines) + "\n"
 
 
 @with_connection
@@ -279,25 +289,22 @@ def simulate_command(
     if output is None:
         raise ConfigError("--output: expected a folder to write the simulated log to, found none")
     data = load_dataset(dataset or "sample")
-    spec = SimulationSpec(**_given(searches=searches, seed=seed, impressions=impressions))
+    spec = _built(SimulationSpec, searches=searches, seed=seed, impressions=impressions)
     sim = simulate(data.queries, data.qrels, [d.id for d in data.iter_corpus()], spec)
-    written = write_ubi_files(output, sim.log)
-    for name, run in systems(sim).items():
-        write_text_atomic(Path(output) / "runs" / f"{name}.trec", _trec(run, name))
+    written = write_simulation(output, sim)
     console.print(
         f"{sim.log.source}: {len(sim.log.events)} events over {len(sim.rankings)} queries of {data.name} "
-        f"→ {written[0]}, {written[1]}, {Path(output) / 'runs'}/*.trec ({len(systems(sim))} systems)",
+        f"→ {', '.join(str(p) for p in written[:2])}, {len(written) - 2} systems' runs in {written[2].parent}",
         highlight=False,
     )
     if to_index:
+        names = {
+            "events_index": events_index or EVENTS_INDEX,
+            "queries_index": queries_index or QUERIES_INDEX,
+        }
         backend = connect(conn)
         try:
-            counts = index_ubi(
-                backend,
-                sim.log,
-                events_index=events_index or EVENTS_INDEX,
-                queries_index=queries_index or QUERIES_INDEX,
-            )
+            counts = index_ubi(backend, sim.log, **names)
         finally:
             backend.close()
         console.print(

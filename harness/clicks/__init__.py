@@ -31,6 +31,7 @@ from harness.clicks._querysets import (
     query_ids,
     sample_queries,
 )
+from harness.clicks._report import agreement_lines, judgment_lines, query_set_lines, summary
 from harness.clicks._simulate import (
     IMPRESSION_MODES,
     SYSTEM_WEIGHTS,
@@ -38,8 +39,9 @@ from harness.clicks._simulate import (
     SimulationSpec,
     simulate,
     systems,
+    write_simulation,
 )
-from harness.clicks._spec import MODEL_NAMES, ClickModelSpec, UbiSource
+from harness.clicks._spec import MODEL_NAMES, ClickModelSpec, SpecError, UbiSource, as_flag
 
 __all__ = [
     "CLICK_MODELS",
@@ -57,20 +59,27 @@ __all__ = [
     "SampledQuery",
     "Simulation",
     "SimulationSpec",
+    "SpecError",
     "SystemAgreement",
     "UbiSource",
     "agreement",
+    "agreement_lines",
+    "as_flag",
     "click_qrels",
     "from_log",
     "graded_tau",
     "judge_clicks",
+    "judgment_lines",
     "observe",
     "query_frequencies",
     "query_ids",
+    "query_set_lines",
     "rated",
     "read_log",
     "sample_queries",
     "simulate",
+    "summary",
     "system_agreement",
     "systems",
+    "write_simulation",
 ]

@@ -21,6 +21,8 @@ import numpy as np
 
 from indexer import ConfigError, EventFilter, UbiLog, normalise_text
 
+from ._spec import SpecError
+
 SAMPLE_METHODS = ("random", "pps", "top")
 
 
@@ -32,11 +34,10 @@ class QuerySetSpec:
 
     def __post_init__(self) -> None:
         if self.method not in SAMPLE_METHODS:
-            raise ConfigError(
-                f"expected a sampling method among {', '.join(SAMPLE_METHODS)}, found {self.method!r}"
-            )
+            methods = ", ".join(SAMPLE_METHODS)
+            raise SpecError("method", f"expected a sampling method among {methods}, found {self.method!r}")
         if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 1:
-            raise ConfigError(f"expected a query set size of 1 or more, found {self.size!r}")
+            raise SpecError("size", f"expected a query set size of 1 or more, found {self.size!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,10 +17,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 
-from indexer import CLICK, IMPRESSION, ConfigError, UbiEvent, UbiLog, UbiQuery
+from indexer import (
+    CLICK,
+    IMPRESSION,
+    ConfigError,
+    UbiEvent,
+    UbiLog,
+    UbiQuery,
+    write_text_atomic,
+    write_ubi_files,
+)
+
+from ._spec import SpecError
 
 IMPRESSION_MODES = ("events", "hit_ids")
 START = datetime(2025, 1, 1, tzinfo=UTC)
@@ -41,17 +53,23 @@ class SimulationSpec:
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.attract_low < self.attract_high <= 1.0:
-            raise ConfigError(
-                f"expected 0 <= attract_low < attract_high <= 1, found {self.attract_low}, {self.attract_high}"
+            raise SpecError(
+                "attract_low",
+                f"expected 0 <= attract_low < attract_high <= 1, found {self.attract_low}, {self.attract_high}",
             )
-        if min(self.searches, self.depth, self.min_searches, self.days) < 1 or self.eta < 0 or self.zipf < 0:
-            raise ConfigError(
-                "expected searches, depth, min_searches and days of 1 or more, eta and zipf >= 0"
-            )
+        for key in ("searches", "depth", "min_searches", "days"):
+            if (
+                isinstance(getattr(self, key), bool)
+                or not isinstance(getattr(self, key), int)
+                or getattr(self, key) < 1
+            ):
+                raise SpecError(key, f"expected an integer of 1 or more, found {getattr(self, key)!r}")
+        for key in ("eta", "zipf"):
+            if getattr(self, key) < 0:
+                raise SpecError(key, f"expected a number >= 0, found {getattr(self, key)!r}")
         if self.impressions not in IMPRESSION_MODES:
-            raise ConfigError(
-                f"expected impressions as {' or '.join(IMPRESSION_MODES)}, found {self.impressions!r}"
-            )
+            modes = " or ".join(IMPRESSION_MODES)
+            raise SpecError("impressions", f"expected impressions as {modes}, found {self.impressions!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,3 +198,22 @@ def systems(simulation: Simulation, seed: int = 7) -> dict[str, dict[str, dict[s
             }
         runs[f"rel{rel}_order{order:.0f}"] = run
     return runs
+
+
+def trec_text(run: Mapping[str, Mapping[str, float]], tag: str) -> str:
+    """A run as TREC run lines (``QUERY_ID Q0 DOC_ID RANK SCORE TAG``; ties by document id)."""
+    lines = []
+    for qid in sorted(run):
+        ranked = sorted(run[qid].items(), key=lambda kv: (-kv[1], kv[0]))
+        lines += [f"{qid} Q0 {doc} {r} {score:.6f} {tag}" for r, (doc, score) in enumerate(ranked, 1)]
+    return "\n".join(lines) + "\n"
+
+
+def write_simulation(folder: Path | str, simulation: Simulation) -> list[Path]:
+    """The log (``ubi_queries.jsonl``, ``ubi_events.jsonl``) and the systems' runs (``runs/<name>.trec``)."""
+    written = list(write_ubi_files(folder, simulation.log))
+    for name, run in systems(simulation).items():
+        path = Path(folder) / "runs" / f"{name}.trec"
+        write_text_atomic(path, trec_text(run, name))
+        written.append(path)
+    return written

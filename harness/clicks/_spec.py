@@ -1,8 +1,9 @@
 """What a click model is asked, typed and validated once: where the UBI log is, and how to judge from it.
 
-Both build from keyword arguments (the CLI) or from a table (an experiment's ``[judgments]``,
-``from_table``), whose errors name the key path (``judgments.max_rank: ...``). The defaults live
-here, once.
+Both build from keyword arguments or from a table (an experiment's ``[judgments]``, ``from_table``).
+A value refused raises :class:`SpecError`, which knows its key, so each edge names it as its user
+wrote it: the key path of a table (``judgments.max_rank: ...``), the flag on the command line
+(``--max-rank: ...``, :func:`as_flag`). The defaults live here, once.
 """
 
 from __future__ import annotations
@@ -25,8 +26,25 @@ DEFAULT_MIN_IMPRESSIONS = 5
 DEFAULT_CUTS = (2.0,)
 
 
-def _fail(where: str, key: str, message: str) -> ConfigError:
-    return ConfigError(f"{where}.{key}: {message}" if where else f"{key}: {message}")
+class SpecError(ConfigError):
+    """A value of a spec refused: the key it was given under, and what was expected."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key, self.message = key, message
+
+    def at(self, name: str) -> ConfigError:
+        """The same error, naming the value as ``name`` (a key path, a flag)."""
+        return ConfigError(f"{name}: {self.message}")
+
+
+def as_flag(key: str) -> str:
+    """The command-line flag of a spec key: ``max_rank`` -> ``--max-rank``."""
+    return "--" + key.replace("_", "-")
+
+
+def _fail(where: str, key: str, message: str) -> SpecError:
+    return SpecError(f"{where}.{key}" if where else key, message)
 
 
 def _date(value: Any, where: str, key: str) -> date | None:
@@ -106,8 +124,8 @@ class ClickModelSpec:
             values["cuts"] = tuple(float(c) for c in cuts)
         try:
             return cls(**values)
-        except ConfigError as exc:
-            raise ConfigError(f"{where}.{exc}") from None
+        except SpecError as exc:
+            raise exc.at(f"{where}.{exc.key}") from None
 
 
 @dataclass(frozen=True, slots=True)

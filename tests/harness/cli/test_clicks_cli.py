@@ -96,6 +96,8 @@ def test_a_query_set_from_the_log(data: Path, log: Path, tmp_path: Path) -> None
         (["--events", "e.jsonl", "--events-index", "ubi_events"], "found both"),
         (["--events", "e.jsonl", "--start", "yesterday"], "--start: expected a date YYYY-MM-DD"),
         (["--events", "e.jsonl", "--cuts", "two"], "--cuts: expected numbers"),
+        (["--events", "e.jsonl", "--cuts", "2,1"], "--cuts: expected increasing score cut points"),
+        (["--events", "e.jsonl", "--model", "dbn"], "--model: expected a click model among coec, ctr"),
         (["--events", "missing.jsonl"], "expected a JSON-lines file of UBI events"),
     ],
 )
