@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from indexer._exceptions import IndexingError
+from indexer._exceptions import ConfigError, IndexingError
 from indexer.backends import Backend
 from indexer.backends._rest import ndjson
 from indexer.data._ubi._model import EVENTS_INDEX, QUERIES_INDEX, EventFilter, UbiEvent, UbiLog, UbiQuery
@@ -75,12 +75,18 @@ def read_ubi_index(
     queries_index: str | None = QUERIES_INDEX,
     keep: EventFilter | None = None,
 ) -> UbiLog:
-    """The log in a cluster's UBI indices (``queries_index`` None: events only); ``keep`` filters the
-    events in the engine. Every unreadable document is a problem, reported together (a DataError)."""
+    """The log in a cluster's UBI indices (``queries_index`` None, or missing: events only, which must then
+    carry ``user_query``); ``keep`` filters the events in the engine. Every unreadable document is a
+    problem, reported together (a DataError)."""
+    if not backend.index_exists(events_index):
+        raise ConfigError(f"expected the UBI events index {events_index} on {backend.url}, found none")
     problems = Problems()
     events = tuple(_scan_events(backend, events_index, keep or EventFilter(), problems))
-    queries = tuple(_scan_queries(backend, queries_index, problems)) if queries_index else ()
-    where = f"{backend.url} {events_index}" + (f" and {queries_index}" if queries_index else "")
+    searches = queries_index if queries_index and backend.index_exists(queries_index) else None
+    queries = tuple(_scan_queries(backend, searches, problems)) if searches else ()
+    where = f"{backend.url} {events_index}" + (
+        f" and {searches}" if searches else f" (no {queries_index} index)" if queries_index else ""
+    )
     problems.raise_if_errors(f"UBI log in {where}")
     return UbiLog(queries, events, source=where)
 

@@ -163,3 +163,16 @@ def test_a_cluster_log_reads_like_its_files(backend: Backend, tmp_path: Path) ->
     assert sorted(map(key, from_index.events)) == sorted(map(key, from_files.events))
     assert len(from_index.events) == 20 * 3  # days 2 and 3: 20 searches, 2 impressions and a click each
     assert len(from_index.queries) == 40 and backend.url in from_index.source
+
+
+def test_a_missing_events_index_is_named_and_a_missing_queries_index_is_noted(backend: Backend) -> None:
+    prefix = "r2med-test-ubi-only"
+    drop_indices(backend, f"{prefix}-*")
+    with pytest.raises(ConfigError, match=f"expected the UBI events index {prefix}-events on"):
+        read_ubi_index(backend, events_index=f"{prefix}-events")
+    index_ubi(
+        backend, UbiLog((), _log().events), events_index=f"{prefix}-events", queries_index=f"{prefix}-q"
+    )
+    backend.delete_index(f"{prefix}-q")
+    got = read_ubi_index(backend, events_index=f"{prefix}-events", queries_index=f"{prefix}-q")
+    assert len(got.events) == 160 and got.queries == () and f"(no {prefix}-q index)" in got.source
