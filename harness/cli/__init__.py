@@ -41,6 +41,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "_report",
     "_gate",
     "_judgments",
+    "_clicks",
     "_kibana",
 )
 

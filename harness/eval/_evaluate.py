@@ -24,13 +24,19 @@ Rules (they hold whatever ranx would do on its own):
   removed from the *whole* ranking, then nDCG@k is taken over what is left,
   with the same linear gains and ideal ranking as nDCG. It equals ir_measures'
   ``nDCG(judged_only=True)@k`` (pytrec_eval).
+* ERR@k (expected reciprocal rank; Chapelle, Metzler, Zhang and Grinspan 2009) is computed
+  here too (ranx has none): ``sum over r <= k of R_r / r * prod over i < r of (1 - R_i)``, with
+  the stopping probability ``R = (2^g - 1) / 2^g_max``. ``g_max`` is the scale's top grade:
+  ``max_grade`` when the caller declares the scale (e.g. 3 for a 0-3 judge, 4 for gdeval's,
+  which ir_measures' ``ERR@k`` uses), else the highest grade in the qrels (all queries).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from numbers import Integral
 
 from harness._errors import RunError
@@ -113,8 +119,37 @@ def _ndcg_judged(ranked_docs: list[str], judged: Mapping[str, int], k: int) -> f
     return _dcg(float(g) for g in condensed) / ideal
 
 
-#: families computed here: (full ranking in rank order, the query's judgments, cutoff) -> score
-_OURS = {"Unjudged": _unjudged, "nDCG_judged": _ndcg_judged}
+def err(ranked_docs: list[str], judged: Mapping[str, int], k: int, max_grade: int) -> float:
+    """ERR@k of one ranking: the expected reciprocal of the rank at which a cascade user stops."""
+    score, reach = 0.0, 1.0
+    for position, doc_id in enumerate(ranked_docs[:k], 1):
+        grade = max(judged.get(doc_id, 0), 0)
+        stop = (2.0**grade - 1.0) / 2.0**max_grade
+        score += reach * stop / position
+        reach *= 1.0 - stop
+    return score
+
+
+def grade_scale(qrels: Qrels, max_grade: int | None) -> int:
+    """The top grade ERR's stopping probabilities are relative to: declared, or the qrels' highest (>= 1)."""
+    top = max((g for docs in qrels.values() for g in docs.values()), default=0)
+    if max_grade is None:
+        return max(top, 1)
+    if max_grade < 1 or top > max_grade:
+        raise DataError(
+            f"expected grades on a 0..{max_grade} scale (declared), found grade {top} in the qrels"
+        )
+    return max_grade
+
+
+Ours = Callable[[list[str], Mapping[str, int], int], float]
+
+
+def _ours(max_grade: int) -> dict[str, Ours]:
+    """Families computed here: (full ranking in rank order, the query's judgments, cutoff) -> score."""
+    return {"Unjudged": _unjudged, "nDCG_judged": _ndcg_judged, "ERR": partial(err, max_grade=max_grade)}
+
+
 _COMPANION = "hits@1"
 
 
@@ -122,8 +157,14 @@ def evaluate(
     qrels: QrelsLike,
     run: RunLike,
     measures: Iterable[Measure | str] | str = DEFAULT_MEASURES,
+    *,
+    max_grade: int | None = None,
 ) -> Evaluation:
-    """Score ``run`` against ``qrels`` on ``measures`` (default :data:`DEFAULT_MEASURES`)."""
+    """Score ``run`` against ``qrels`` on ``measures`` (default :data:`DEFAULT_MEASURES`).
+
+    ``max_grade``: the top of the judgments' scale, where it is declared (ERR's stopping
+    probabilities are relative to it); by default the highest grade in the qrels.
+    """
     import ranx  # heavy (numba); imported on first use
 
     wanted = parse_measures(measures if isinstance(measures, str) else tuple(measures))
@@ -159,8 +200,9 @@ def evaluate(
             values = raw[m.ranx_name]
             for i, qid in enumerate(scored):
                 per_query[m.key][qid] = float(values[i])
+    computed_here = _ours(grade_scale(judged, max_grade))
     for m in wanted:
-        ours = _OURS.get(m.name)
+        ours = computed_here.get(m.name)
         if ours is not None:
             for qid in qids:
                 per_query[m.key][qid] = ours(full[qid], judged[qid], m.cutoff)

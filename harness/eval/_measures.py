@@ -1,6 +1,6 @@
 """Measures as parsed value objects, like ir_measures: ``Measure.parse("nDCG@10")``.
 
-A measure is a family (nDCG, nDCG_judged, Recall, MAP, MRR, P, Unjudged) and a rank cutoff.
+A measure is a family (nDCG, nDCG_judged, ERR, Recall, MAP, MRR, P, Unjudged) and a rank cutoff.
 Families live in a registry; each one says how it is computed (by ranx, under
 which name, or by this package) and how ir_measures spells it, so tests can
 check us against an independent implementation.
@@ -41,6 +41,14 @@ FAMILIES: dict[str, Family] = {
             ("ndcg_judged", "condensed_ndcg", "ndcg_condensed"),
             "judged-only (condensed) nDCG, Sakai 2007: unjudged documents are removed from the ranking, "
             "then nDCG as above",
+        ),
+        Family(
+            "ERR",
+            None,
+            "ERR",
+            ("err",),
+            "expected reciprocal rank, Chapelle et al. 2009: a user stops at rank r with probability "
+            "R = (2^grade - 1) / 2^max_grade; max_grade is the qrels' highest grade unless a scale is declared",
         ),
         Family("Recall", "recall", "R", ("recall", "r"), "relevant retrieved in the top k / all relevant"),
         Family("MAP", "map", "AP", ("map", "ap"), "average precision over the top k (trec_eval map_cut)"),

@@ -16,7 +16,7 @@ and ``retryable``; :class:`~indexer.NotFound` for 404),
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from indexer.backends._types import (
@@ -25,9 +25,12 @@ from indexer.backends._types import (
     ClusterHealth,
     EngineInfo,
     FusionParams,
+    Hit,
     IndexMapping,
     IndexStats,
     KnnSpec,
+    RankEvalResult,
+    RatedRequest,
     SearchResult,
     VectorSpec,
 )
@@ -134,6 +137,24 @@ class Backend(QueryDialect, Protocol):
         fields named in ``source_fields`` (the bodies must ask for them). ``stored_templates``: the
         bodies are ``{"id": ..., "params": ...}`` of stored search templates (``_msearch/template``;
         :class:`~indexer.CapabilityMissing` where the cluster has no lang-mustache)."""
+        ...
+
+    def scan(
+        self,
+        index: str,
+        query: Mapping[str, Any] | None = None,
+        *,
+        fields: Sequence[str] = (),
+        page_size: int = 1000,
+    ) -> Iterator[Hit]:
+        """Every matching document of ``index`` (a scroll), ``_source`` limited to ``fields`` when given."""
+        ...
+
+    def rank_eval(
+        self, index: str, requests: Sequence[RatedRequest], metric: Mapping[str, Any]
+    ) -> RankEvalResult:
+        """The engine's ``_rank_eval`` of rated searches; :class:`~indexer.CapabilityMissing` without the
+        rank-eval module (probe feature ``rank_eval``)."""
         ...
 
     def put_stored_template(self, template_id: str, source: str) -> None: ...

@@ -25,6 +25,7 @@ from indexer.backends._types import (
     HYBRID_QUERY,
     KNN,
     LINEAR_RETRIEVER,
+    RANK_EVAL,
     RRF_RETRIEVER,
     SEARCH_TEMPLATE,
     Capabilities,
@@ -236,6 +237,7 @@ class ElasticsearchBackend(RestBackend):
             SEARCH_TEMPLATE: "lang-mustache" in modules,
             RRF_RETRIEVER: retrievers["rrf"],
             LINEAR_RETRIEVER: retrievers["linear"],
+            RANK_EVAL: "rank-eval" in modules,
         }
         missing = {
             KNN: f"Elasticsearch {version} has no dense_vector kNN search (8.0 or newer needed)",
@@ -246,6 +248,8 @@ class ElasticsearchBackend(RestBackend):
             "'rrf' retriever (a licensed feature, absent from the integ-test build)",
             LINEAR_RETRIEVER: f"Elasticsearch {version} ({local.get('build_flavor', 'unknown')} build) has no "
             "'linear' retriever (a licensed feature, absent from the integ-test build)",
+            RANK_EVAL: f"Elasticsearch {version} ({local.get('build_flavor', 'unknown')} build) has no rank-eval "
+            "module (stripped builds ship without it): the engine cannot score rated searches (_rank_eval)",
         }
         notes = []
         if not analyzers["english"]:

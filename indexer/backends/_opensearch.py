@@ -55,6 +55,7 @@ from indexer.backends._types import (
     HYBRID_QUERY,
     KNN,
     LINEAR_RETRIEVER,
+    RANK_EVAL,
     RRF_RETRIEVER,
     SEARCH_TEMPLATE,
     Capabilities,
@@ -317,6 +318,7 @@ class OpenSearchBackend(RestBackend):
             SEARCH_TEMPLATE: "lang-mustache" in module_names,
             RRF_RETRIEVER: False,
             LINEAR_RETRIEVER: False,
+            RANK_EVAL: "rank-eval" in module_names,
         }
         analyzers = self._analyzers()
         return Capabilities(
@@ -374,6 +376,8 @@ def _missing(version: str, plugins: list[str]) -> dict[str, str]:
         "fusion is the neural-search `hybrid` query)",
         LINEAR_RETRIEVER: "retrievers are Elasticsearch's: OpenSearch has no 'linear' retriever (its engine-side "
         "fusion is the neural-search `hybrid` query)",
+        RANK_EVAL: f"OpenSearch {version} has no rank-eval module: the engine cannot score rated searches "
+        "(_rank_eval)",
     }
 
 

@@ -9,10 +9,11 @@ written here, with typed answers.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 from urllib.parse import quote
 
@@ -21,6 +22,7 @@ from indexer._exceptions import CapabilityMissing, ConfigError, MappingConflictE
 from indexer.backends._errors import error_parts
 from indexer.backends._types import (
     FUSION_KINDS,
+    RANK_EVAL,
     SEARCH_TEMPLATE,
     BulkItem,
     BulkResult,
@@ -32,10 +34,14 @@ from indexer.backends._types import (
     IndexMapping,
     IndexStats,
     KnnSpec,
+    RankEvalResult,
+    RatedRequest,
     SearchResult,
     VectorSpec,
 )
 
+#: how long the engine keeps a scan's scroll context between two pages
+SCROLL_KEEP_ALIVE = "2m"
 #: only what a ranking needs comes back from msearch: less JSON to send, parse and hold
 MSEARCH_FILTER = (
     "responses.took",
@@ -480,6 +486,74 @@ class RestBackend(ABC):
             )
         return [_result(r) for r in responses]
 
+    def scan(
+        self,
+        index: str,
+        query: Mapping[str, Any] | None = None,
+        *,
+        fields: Sequence[str] = (),
+        page_size: int = 1000,
+    ) -> Iterator[Hit]:
+        """Every document of ``index`` matching ``query`` (all by default), page by page through a scroll
+        (the same API on both engines), in no particular order; ``fields``: the ``_source`` fields to
+        fetch (all when empty). The scroll is cleared when the iteration ends or is abandoned."""
+        body: dict[str, Any] = {
+            "size": page_size,
+            "sort": ["_doc"],
+            "query": dict(query or {"match_all": {}}),
+        }
+        if fields:
+            body["_source"] = list(fields)
+        answer = self._call(
+            "POST",
+            f"/{_p(index)}/_search",
+            what=f"scanning {index}",
+            params=_params(scroll=SCROLL_KEEP_ALIVE),
+            body=body,
+        )
+        scroll_id = answer.get("_scroll_id")
+        try:
+            while hits := _result(answer).hits:
+                yield from hits
+                answer = self._call(
+                    "POST",
+                    "/_search/scroll",
+                    what=f"scanning {index} (next page)",
+                    body={"scroll": SCROLL_KEEP_ALIVE, "scroll_id": scroll_id},
+                )
+                scroll_id = answer.get("_scroll_id", scroll_id)
+        finally:
+            self._clear_scroll(scroll_id)
+
+    def _clear_scroll(self, scroll_id: str | None) -> None:
+        if scroll_id is None:
+            return
+        with contextlib.suppress(RequestFailed):  # expired already (NotFound): the engine drops it on its own
+            self._call("DELETE", "/_search/scroll", what="clearing a scroll", body={"scroll_id": [scroll_id]})
+
+    def rank_eval(
+        self, index: str, requests: Sequence[RatedRequest], metric: Mapping[str, Any]
+    ) -> RankEvalResult:
+        """The engine's own scores of rated searches (``_rank_eval``; the rank-eval module, which the probe
+        reports as ``rank_eval``). ``metric`` is the engine's metric object, e.g.
+        ``{"dcg": {"k": 10, "normalize": True}}``; ``index`` must name one index (an alias is resolved)."""
+        self.probe().require(RANK_EVAL)
+        physical = self.get_mapping(index).index
+        body = {
+            "requests": [_rated(physical, r) for r in requests],
+            "metric": dict(metric),
+        }
+        answer = self._call(
+            "POST", f"/{_p(index)}/_rank_eval", what=f"running _rank_eval on {index}", body=body
+        )
+        details = answer.get("details", {})
+        return RankEvalResult(
+            metric_score=float(answer.get("metric_score", 0.0)),
+            per_query={rid: float(d.get("metric_score", 0.0)) for rid, d in details.items()},
+            hits={rid: tuple(str(h["hit"]["_id"]) for h in d.get("hits", [])) for rid, d in details.items()},
+            failures={rid: json.dumps(f)[:300] for rid, f in (answer.get("failures") or {}).items()},
+        )
+
     def put_stored_template(self, template_id: str, source: str) -> None:
         """Store a mustache search template (``PUT _scripts/<id>``); it needs lang-mustache."""
         self.probe().require(SEARCH_TEMPLATE)
@@ -524,6 +598,14 @@ def _result(answer: Mapping[str, Any]) -> SearchResult:
     return SearchResult(
         hits=hits, took_ms=float(answer.get("took", 0)), status=int(answer.get("status", 200))
     )
+
+
+def _rated(index: str, request: RatedRequest) -> dict[str, Any]:
+    return {
+        "id": request.id,
+        "request": {"query": dict(request.query)},
+        "ratings": [{"_index": index, "_id": d, "rating": int(g)} for d, g in request.ratings.items()],
+    }
 
 
 def _mapping_conflict(index: str, properties: Mapping[str, Any], exc: RequestFailed) -> MappingConflictError:

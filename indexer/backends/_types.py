@@ -14,7 +14,8 @@ HYBRID_QUERY = "hybrid_query"  # OpenSearch neural-search `hybrid` query (normal
 SEARCH_TEMPLATE = "search_template"  # mustache search templates
 RRF_RETRIEVER = "rrf_retriever"  # Elasticsearch's `rrf` retriever (engine-side reciprocal rank fusion)
 LINEAR_RETRIEVER = "linear_retriever"  # Elasticsearch's `linear` retriever (engine-side normalised sum)
-FEATURES: tuple[str, ...] = (KNN, HYBRID_QUERY, SEARCH_TEMPLATE, RRF_RETRIEVER, LINEAR_RETRIEVER)
+RANK_EVAL = "rank_eval"  # the rank-eval module's `_rank_eval` API (the engine scores rated searches itself)
+FEATURES: tuple[str, ...] = (KNN, HYBRID_QUERY, SEARCH_TEMPLATE, RRF_RETRIEVER, LINEAR_RETRIEVER, RANK_EVAL)
 
 #: engine-side fusion kinds a backend may build (``Backend.fusion_search``), and the feature each needs
 FUSION_KINDS: dict[str, str] = {
@@ -231,3 +232,22 @@ class KnnSpec:
             raise ConfigError(
                 f"expected 1 <= k <= num_candidates, found k={self.k}, num_candidates={self.num_candidates}"
             )
+
+
+@dataclass(frozen=True, slots=True)
+class RatedRequest:
+    """One search of a ``_rank_eval`` request: its id, its query, and the ratings of documents (by ``_id``)."""
+
+    id: str
+    query: Mapping[str, Any]
+    ratings: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class RankEvalResult:
+    """What ``_rank_eval`` answered: the mean, each request's score, and the ids it ranked, in order."""
+
+    metric_score: float
+    per_query: dict[str, float]
+    hits: dict[str, tuple[str, ...]]
+    failures: dict[str, str] = field(default_factory=dict)

@@ -8,9 +8,12 @@ Public surface::
     known_datasets() -> list[KnownDataset]
     describe(dataset) -> dict (counts, lengths, grades, expansions, fingerprint, warnings)
     Dataset, Document, Fingerprint, Problem, Severity, R2MED_NAMES
-    read_judgments(path, format=None) -> Judgments   TREC qrels, TSV/CSV, Quepid CSV, RRE JSON
+    read_judgments(path, format=None) -> Judgments   TREC qrels, TSV/CSV, Quepid CSV, RRE JSON, LTR list
+    write_judgments(path, pairs, format) -> Path      the same formats, out (pairs: RatedPair)
     read_queries(path) -> {qid: text}   JSONL {_id, text} or TSV id<TAB>text
     judged_dataset(name, queries, qrels) -> Dataset   your own queries and judgments (no corpus)
+    read_ubi_files(events, queries) / read_ubi_index(backend) -> UbiLog   User Behavior Insights logs
+    write_ubi_files(folder, log) / index_ubi(backend, log)                 ... and out
 """
 
 from indexer.data._hub import DATA_DIR_ENV, PINNED_REVISIONS, R2MED_NAMES
@@ -20,7 +23,11 @@ from indexer.data._judgments import (
     Judgment,
     JudgmentFormat,
     Judgments,
+    RatedPair,
+    normalise_text,
+    rated_pairs,
     read_judgments,
+    write_judgments,
 )
 from indexer.data._model import (
     CorpusStats,
@@ -43,19 +50,38 @@ from indexer.data._registry import (
     resolve_specs,
 )
 from indexer.data._summary import describe
+from indexer.data._ubi import (
+    CLICK,
+    EVENTS_INDEX,
+    IMPRESSION,
+    QUERIES_INDEX,
+    EventFilter,
+    UbiEvent,
+    UbiLog,
+    UbiQuery,
+    index_ubi,
+    read_ubi_files,
+    read_ubi_index,
+    write_ubi_files,
+)
 
 __all__ = [
+    "CLICK",
     "DATA_DIR_ENV",
+    "EVENTS_INDEX",
     "EXPANSIONS_ENV",
     "EXPANSION_FILE",
+    "IMPRESSION",
     "JUDGMENT_FORMATS",
     "PINNED_REVISIONS",
+    "QUERIES_INDEX",
     "QUERY_FORMATS",
     "R2MED_NAMES",
     "CorpusStats",
     "Counts",
     "Dataset",
     "Document",
+    "EventFilter",
     "ExpansionInfo",
     "Fingerprint",
     "JudgedQrels",
@@ -64,14 +90,25 @@ __all__ = [
     "Judgments",
     "KnownDataset",
     "Problem",
+    "RatedPair",
     "Severity",
+    "UbiEvent",
+    "UbiLog",
+    "UbiQuery",
     "describe",
     "expansion_root",
     "expansions_home",
+    "index_ubi",
     "judged_dataset",
     "known_datasets",
     "load_dataset",
+    "normalise_text",
+    "rated_pairs",
     "read_judgments",
     "read_queries",
+    "read_ubi_files",
+    "read_ubi_index",
     "resolve_specs",
+    "write_judgments",
+    "write_ubi_files",
 ]

@@ -16,13 +16,13 @@ and left out. Without a header the first three columns are query id, document id
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.data._judgments._csvrows import csv_rows, delimiter_of
-from indexer.data._judgments._format import JudgmentFormat, parse_grade
-from indexer.data._judgments._model import Judgment
+from indexer.data._judgments._format import JudgmentFormat, need_ids, parse_grade
+from indexer.data._judgments._model import Judgment, RatedPair
 from indexer.data._validate import DataFile, Problems
 
 QUERY_ID = ("query_id", "qid", "queryid", "topic", "topic_id", "q_id")
@@ -119,9 +119,21 @@ def _row(
     yield None if grade is None else Judgment(query, doc, grade, line, by_text=cols.by_text)
 
 
+#: the header written: BEIR's ``qrels/*.tsv``
+HEADER = ("query-id", "corpus-id", "score")
+
+
+def render(pairs: Sequence[RatedPair]) -> str:
+    """BEIR's qrels TSV (a header, then query id, document id, grade)."""
+    need_ids(pairs, "tsv")
+    return "\t".join(HEADER) + "\n" + "".join(f"{p.qid}\t{p.doc_id}\t{p.grade}\n" for p in pairs)
+
+
 FORMAT = JudgmentFormat(
     name="tsv",
     description="TSV or CSV: query id (or query text), document id, grade; a header names the columns",
     sniff=sniff,
     read=read,
+    render=render,
+    suffix=".tsv",
 )

@@ -28,6 +28,40 @@ class Judgment:
 
 
 @dataclass(frozen=True, slots=True)
+class RatedPair:
+    """One judgment to write: the query by id and by text (a format takes the one it names queries by)."""
+
+    qid: str
+    text: str
+    doc_id: str
+    grade: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.grade, bool) or not isinstance(self.grade, int) or self.grade < 0:
+            raise ConfigError(
+                f"expected a non-negative integer grade, found {self.grade!r} for {self.doc_id}"
+            )
+        if not self.doc_id.strip() or not (self.qid.strip() or self.text.strip()):
+            raise ConfigError(
+                f"expected a document id and a query id or text, found {self.qid!r}/{self.text!r}/{self.doc_id!r}"
+            )
+
+
+def rated_pairs(qrels: Mapping[str, Mapping[str, int]], queries: Mapping[str, str]) -> list[RatedPair]:
+    """Qrels as pairs to write, queries in id order, each query's text from ``queries`` (``""`` when absent)."""
+    return [
+        RatedPair(qid, queries.get(qid, ""), doc_id, int(grade))
+        for qid in sorted(qrels, key=id_order)
+        for doc_id, grade in sorted(qrels[qid].items())
+    ]
+
+
+def id_order(qid: str) -> tuple[int, int, str]:
+    """Numeric ids in numeric order (2 before 10), then the others in text order."""
+    return (0, int(qid), "") if qid.isdigit() else (1, 0, qid)
+
+
+@dataclass(frozen=True, slots=True)
 class JudgedQrels:
     """Judgments mapped onto query ids: ``qrels[qid][doc_id] = grade``, and those that matched no query."""
 

@@ -11,12 +11,14 @@ reads too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import csv
+import io
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from indexer.data._judgments._csvrows import csv_rows
-from indexer.data._judgments._format import JudgmentFormat, parse_grade
-from indexer.data._judgments._model import Judgment
+from indexer.data._judgments._format import JudgmentFormat, need_text, parse_grade
+from indexer.data._judgments._model import Judgment, RatedPair
 from indexer.data._validate import DataFile, Problems
 
 BASIC = ("query", "docid", "rating")
@@ -72,9 +74,27 @@ def _row(
     yield None if grade is None else Judgment(query, doc, grade, line, by_text=True)
 
 
+#: a cell starting with one of these is a formula to a spreadsheet: Quepid writes a space before it
+FORMULA_STARTS = ("-", "=", "+", "@")
+
+
+def render(pairs: Sequence[RatedPair]) -> str:
+    """Quepid's basic ratings CSV (``query,docid,rating``), as its import dialog takes it."""
+    need_text(pairs, "quepid")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(BASIC)
+    for p in pairs:
+        text = " ".join(p.text.split())
+        writer.writerow([" " + text if text.startswith(FORMULA_STARTS) else text, p.doc_id, p.grade])
+    return out.getvalue()
+
+
 FORMAT = JudgmentFormat(
     name="quepid",
     description="Quepid's ratings CSV export: query,docid,rating (queries by text)",
     sniff=sniff,
     read=read,
+    render=render,
+    suffix=".csv",
 )

@@ -1,19 +1,22 @@
-"""Reading a judgments file: the format (given, or recognised), validation, duplicates, a content hash."""
+"""Reading a judgments file (the format given or recognised, validation, duplicates, a content hash) and
+writing one in any format of the same registry."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
+from indexer._atomic import write_text_atomic
 from indexer._exceptions import ConfigError
-from indexer.data._judgments import _delimited, _quepid, _rre, _trec
+from indexer.data._judgments import _delimited, _ltr, _quepid, _rre, _trec
 from indexer.data._judgments._format import JudgmentFormat
-from indexer.data._judgments._model import Judgment, Judgments
+from indexer.data._judgments._model import Judgment, Judgments, RatedPair
 from indexer.data._validate import DataFile, Problems
 
 #: judgment file formats, in the order auto-detection tries them (the TSV/CSV reader last: it takes anything)
 JUDGMENT_FORMATS: dict[str, JudgmentFormat] = {
-    f.name: f for f in (_rre.FORMAT, _quepid.FORMAT, _trec.FORMAT, _delimited.FORMAT)
+    f.name: f for f in (_rre.FORMAT, _quepid.FORMAT, _ltr.FORMAT, _trec.FORMAT, _delimited.FORMAT)
 }
 _HEAD = 5
 
@@ -87,3 +90,17 @@ def read_judgments(path: Path | str, format: str | None = None) -> Judgments:
     problems.raise_if_errors(f"judgments {file_path} ({fmt.name} format)")
     digest = hashlib.sha256(file_path.read_bytes()).hexdigest()
     return Judgments(str(file_path), fmt.name, tuple(items), sum(r is None for r in rows), digest)
+
+
+def write_judgments(path: Path | str, pairs: Sequence[RatedPair], format: str) -> Path:
+    """Write ``pairs`` to ``path`` in the format called ``format`` (atomically); the path written.
+
+    A format that names queries by text (quepid, rre) needs every pair's text, one that names them
+    by id (trec, tsv, ltr) its id: a :class:`ConfigError` says which pair lacks it.
+    """
+    fmt = judgment_format(Path(path), format)
+    if not pairs:
+        raise ConfigError(f"expected judgments to write to {path}, found none")
+    target = Path(path).expanduser()
+    write_text_atomic(target, fmt.render(pairs))
+    return target

@@ -15,14 +15,14 @@ Problems name the line of the JSON object they are in.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from indexer.data._judgments import _located_json
-from indexer.data._judgments._format import JudgmentFormat, parse_grade
+from indexer.data._judgments._format import JudgmentFormat, need_text, parse_grade
 from indexer.data._judgments._located_json import line_of
-from indexer.data._judgments._model import Judgment
+from indexer.data._judgments._model import Judgment, RatedPair
 from indexer.data._validate import DataFile, Problems
 
 PLACEHOLDER = "$query"
@@ -145,9 +145,30 @@ def read(file: DataFile, problems: Problems) -> Iterator[Judgment | None]:
                 yield Judgment(text, str(doc_id), grade, line, by_text=True)
 
 
+def _group(text: str, pairs: list[RatedPair]) -> dict[str, Any]:
+    return {
+        "name": text,
+        "queries": [{"template": "only_q.json", "placeholders": {PLACEHOLDER: text}}],
+        "relevant_documents": {p.doc_id: {"gain": p.grade} for p in pairs},
+    }
+
+
+def render(pairs: Sequence[RatedPair]) -> str:
+    """RRE ratings: one query group per query, documents in the per-document shape (``{doc: {"gain": g}}``,
+    the shape quepid#928 settled on); the index and corpus are RRE's configuration, to add there."""
+    need_text(pairs, "rre")
+    groups: dict[str, list[RatedPair]] = {}
+    for p in pairs:
+        groups.setdefault(p.text, []).append(p)
+    body = {"id_field": "id", "query_groups": [_group(text, items) for text, items in groups.items()]}
+    return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
+
+
 FORMAT = JudgmentFormat(
     name="rre",
     description="RRE ratings JSON: query groups with $query placeholders and relevant_documents gains",
     sniff=sniff,
     read=read,
+    render=render,
+    suffix=".json",
 )

@@ -6,11 +6,11 @@ layout ``harness pool`` writes to ``pool.trec``): it is counted and left out.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from indexer.data._judgments._format import JudgmentFormat, parse_grade
-from indexer.data._judgments._model import Judgment
+from indexer.data._judgments._format import JudgmentFormat, need_ids, parse_grade
+from indexer.data._judgments._model import Judgment, RatedPair
 from indexer.data._validate import DataFile, Problems, text_lines
 
 ITERATIONS = ("0", "Q0")
@@ -47,9 +47,16 @@ def read(file: DataFile, problems: Problems) -> Iterator[Judgment | None]:
         yield Judgment(fields[0], fields[2], grade, line)
 
 
+def render(pairs: Sequence[RatedPair]) -> str:
+    need_ids(pairs, "trec")
+    return "".join(f"{p.qid} 0 {p.doc_id} {p.grade}\n" for p in pairs)
+
+
 FORMAT = JudgmentFormat(
     name="trec",
     description="TREC qrels: query-id iteration doc-id grade (whitespace-separated)",
     sniff=sniff,
     read=read,
+    render=render,
+    suffix=".qrels",
 )

@@ -177,3 +177,35 @@ def test_judged_only_ndcg_looks_past_the_cutoff_like_ir_measures(scifact_test_qr
     assert_matches_reference(ours, ref, ours.qids)
     assert ours.mean("nDCG@10") == 0.0 and ours.mean("Unjudged@10") == 1.0
     assert ours.mean("nDCG_judged@10") > 0.9
+
+
+def test_err_by_hand():
+    # a (grade 2), b (0), c (3) on a 0..3 scale: R = 3/8, 0, 7/8
+    qrels = {"q": {"a": 2, "b": 0, "c": 3}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    got = evaluate(qrels, run, ["ERR@3", "ERR@2", "ERR@1"])
+    assert got.mean("ERR@1") == pytest.approx(3 / 8)
+    assert got.mean("ERR@2") == pytest.approx(3 / 8)  # b stops nobody
+    assert got.mean("ERR@3") == pytest.approx(3 / 8 + (5 / 8) * (7 / 8) / 3)  # 0.5572916...
+    # declared 0..4 scale (gdeval's): R = 3/16, 0, 7/16
+    declared = evaluate(qrels, run, ["ERR@3"], max_grade=4)
+    assert declared.mean("ERR@3") == pytest.approx(3 / 16 + (13 / 16) * (7 / 16) / 3)
+
+
+def test_err_on_a_declared_scale_matches_ir_measures_gdeval(graded_qrels):
+    # ir_measures' ERR@k is gdeval's, whose scale tops out at grade 4: declare the same scale
+    run = synthetic_run(graded_qrels, seed=3, skill=0.4)
+    measures = [Measure.parse("ERR@10"), Measure.parse("ERR@20")]
+    ours = evaluate(graded_qrels, run, measures, max_grade=4)
+    ref = reference(graded_qrels, run, measures)
+    for m in measures:  # gdeval prints 5 decimals
+        assert set(ref[m.key]) == set(ours.qids)
+        assert all(ours.per_query[m.key][q] == pytest.approx(v, abs=6e-6) for q, v in ref[m.key].items())
+        assert 0.1 < ours.mean(m) < 0.9
+    by_qrels = evaluate(graded_qrels, run, measures)  # scale from the qrels: top grade 3, larger R
+    assert by_qrels.mean("ERR@10") > ours.mean("ERR@10")
+
+
+def test_err_refuses_a_scale_below_the_grades():
+    with pytest.raises(DataError, match=r"0\.\.2 scale"):
+        evaluate({"q": {"a": 3}}, {"q": {"a": 1.0}}, ["ERR@10"], max_grade=2)

@@ -19,7 +19,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 
 def test_the_registry_has_one_module_per_format() -> None:
-    assert list(JUDGMENT_FORMATS) == ["rre", "quepid", "trec", "tsv"]
+    assert list(JUDGMENT_FORMATS) == ["rre", "quepid", "ltr", "trec", "tsv"]
 
 
 def test_trec_qrels_and_pool_lines(tmp_path: Path) -> None:
@@ -144,7 +144,7 @@ def test_errors_name_file_and_line(tmp_path: Path, name: str, text: str, where: 
 def test_format_by_name_and_unknown_names(tmp_path: Path) -> None:
     path = write(tmp_path, "x.txt", "q1 0 d1 1\n")
     assert read_judgments(path, "trec").format == "trec"
-    with pytest.raises(ConfigError, match="expected a judgments format among rre, quepid, trec, tsv"):
+    with pytest.raises(ConfigError, match="expected a judgments format among rre, quepid, ltr, trec, tsv"):
         read_judgments(path, "excel")
     with pytest.raises(ConfigError, match="no file at"):
         read_judgments(tmp_path / "missing.qrels")
