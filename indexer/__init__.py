@@ -2,7 +2,7 @@
 
 Public surface (everything else is private, behind leading underscores): connection
 settings and clients, the backend seam (``indexer.backends``), the managed local node
-and its engine flavours (``indexer.engines``), the capability probe, datasets,
+(``indexer.node``: a local process or a Docker container, and the engine flavours), the capability probe, datasets,
 embeddings, index building and administration, and the helpers every layer shares
 (one retry policy, one progress display, atomic writes, one ``slug``). ``harness``
 builds on this package and imports only the names listed here; this package never
@@ -15,8 +15,6 @@ from indexer._admin import IndexInfo, delete_indices, list_indices, resolve_dele
 from indexer._atomic import atomic_write, read_json, write_json_atomic, write_jsonl_atomic, write_text_atomic
 from indexer._build import IndexOptions, IndexSummary, build_index
 from indexer._connection import ConnectionSettings, Secret
-from indexer._docker_engine import DEFAULT_DOCKER_IMAGE, DockerEngineConfig, DockerNode, open_node
-from indexer._engine import EngineConfig, ManagedNode, NodeStatus, choose_node, find_java, recorded_engine
 from indexer._env import ENV_VARS, from_env
 from indexer._exceptions import (
     BulkIndexError,
@@ -132,7 +130,19 @@ from indexer.embed import (
     remote_code_models,
     resolve_model,
 )
-from indexer.engines import ENGINES, get_engine
+from indexer.node import (
+    DEFAULT_DOCKER_IMAGE,
+    DockerEngineConfig,
+    DockerNode,
+    EngineConfig,
+    ManagedNode,
+    NodeStatus,
+    choose_node,
+    find_java,
+    open_node,
+    recorded_engine,
+)
+from indexer.node.flavours import ENGINES, get_engine
 
 __version__ = "0.1.0"
 

@@ -36,15 +36,15 @@ from pathlib import Path
 from typing import Any
 
 from indexer._connection import ConnectionSettings, Secret
-from indexer._engine import (
+from indexer._exceptions import ConfigError, ConnectionFailed, EngineError, NodeDiedError
+from indexer.backends import Backend, connect
+from indexer.node import (
     EngineConfig,
     ManagedNode,
     find_distribution,
     find_java,
     unpack_distribution,
 )
-from indexer._exceptions import ConfigError, ConnectionFailed, EngineError, NodeDiedError
-from indexer.backends import Backend, connect
 
 #: where the files go, relative to the node's config folder
 CERT_DIR = "certs"

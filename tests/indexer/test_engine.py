@@ -15,9 +15,9 @@ import pytest
 
 from harness.cli import main
 from indexer import ConnectionSettings, ManagedNode, connect, find_java
-from indexer._engine import find_distribution
 from indexer._exceptions import DistributionNotFoundError, JavaNotFoundError, NodeDiedError, PortInUseError
 from indexer._paths import is_root
+from indexer.node import find_distribution
 from tests._support import test_engine_config
 
 JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")

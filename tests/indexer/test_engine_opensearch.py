@@ -17,7 +17,6 @@ from indexer import (
     find_java,
     get_engine,
 )
-from indexer._engine import find_distribution, find_plugin
 from indexer._exceptions import (
     ConfigError,
     DistributionNotFoundError,
@@ -26,6 +25,7 @@ from indexer._exceptions import (
     PortInUseError,
 )
 from indexer._paths import is_root
+from indexer.node import find_distribution, find_plugin
 from tests._support import test_engine_config
 
 JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")
