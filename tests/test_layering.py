@@ -85,3 +85,18 @@ def test_only_the_backends_import_a_search_client() -> None:
         if module.split(".")[0] in SEARCH_CLIENTS
     }
     assert by_backends == {"indexer/backends/_elasticsearch.py", "indexer/backends/_opensearch.py"}
+
+
+#: dev-only packages (the test PKI's ``cryptography``): the product never imports them
+DEV_ONLY = frozenset({"cryptography"})
+
+
+def test_the_product_never_imports_a_dev_only_package() -> None:
+    """Issue 20: the test PKI (tests/_pki.py) lives with the tests, so a user's install needs no dev package."""
+    importers = [
+        f"{p.relative_to(REPO)}:{line}: {module}"
+        for package in ("indexer", "harness")
+        for p, line, module, _ in _imports(package)
+        if module.split(".")[0] in DEV_ONLY
+    ]
+    assert importers == []
