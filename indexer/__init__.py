@@ -6,9 +6,9 @@ settings and clients, the backend seam (``indexer.backends``), the managed local
 embeddings, index building and administration, and the helpers every layer shares
 (one retry policy, one progress display, atomic writes, one ``slug``). ``harness``
 builds on this package and imports only the names listed here; this package never
-imports ``harness``. OpenAI-compatible endpoints (chat and embeddings, the key held as
-a :class:`Secret`) and the on-disk JSON cache (generations) live here too, so the
-harness and the embedding layer share them.
+imports ``harness``. OpenAI-compatible endpoints (where, the key held as a
+:class:`Secret`, retries) live here too, so the embedding layer and the harness's chat
+client share them.
 """
 
 from indexer._admin import IndexInfo, delete_indices, list_indices, resolve_deletion
@@ -39,7 +39,6 @@ from indexer._exceptions import (
     UnsupportedEngine,
     VerificationError,
 )
-from indexer._kvcache import JsonCache, digest
 from indexer._layout import (
     ALIAS_PREFIX,
     ANALYSIS_CHAINS,
@@ -54,10 +53,8 @@ from indexer._layout import (
 )
 from indexer._openai_api import (
     DEFAULT_KEY_ENV,
-    ChatAnswer,
     Endpoint,
     RetryCounter,
-    create_chat,
     explain,
     is_fatal,
     retry_after_seconds,
@@ -182,7 +179,6 @@ __all__ = [
     "CachedEmbedder",
     "Capabilities",
     "CapabilityMissing",
-    "ChatAnswer",
     "ConfigError",
     "ConnectionFailed",
     "ConnectionSettings",
@@ -210,7 +206,6 @@ __all__ = [
     "IndexSummary",
     "IndexingError",
     "JavaNotFoundError",
-    "JsonCache",
     "JudgedQrels",
     "Judgments",
     "KnnSpec",
@@ -247,12 +242,10 @@ __all__ = [
     "choose_analysis",
     "choose_node",
     "connect",
-    "create_chat",
     "default_cache_dir",
     "default_state_dir",
     "delete_indices",
     "describe",
-    "digest",
     "document_text",
     "endpoint_for",
     "expansion_root",

@@ -7,10 +7,18 @@ from typing import Annotated
 
 import typer
 
-from harness._reasoning import AUTO, NONE, REASONING_FORMATS
 from harness.cli._common import console, with_connection
 from harness.cli._endpoint import ApiKeyEnvOpt, BaseUrlOpt
-from harness.expand import GENERATION_METHODS, ExpandConfig, ExpandResult, GenerationSettings, expand
+from harness.expand import (
+    AUTO,
+    GENERATION_METHODS,
+    NONE,
+    REASONING_FORMATS,
+    ExpandConfig,
+    ExpandResult,
+    GenerationSettings,
+    expand,
+)
 from indexer import ConnectionSettings, Endpoint, Retry, connect
 
 DatasetOpt = Annotated[str, typer.Option("--dataset", "-d", help="sample, r2med/<Name>, or a folder.")]

@@ -7,7 +7,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from indexer import JsonCache, digest
+from harness.llm import JsonCache, digest
 
 
 def test_digest_is_length_prefixed() -> None:
@@ -32,7 +32,7 @@ def test_concurrent_threads_and_another_process(tmp_path: Path) -> None:
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda i: cache.put(digest("t", str(i)), i), range(200)))
     code = (
-        "from indexer import JsonCache, digest\n"
+        "from harness.llm import JsonCache, digest\n"
         f"c = JsonCache('gen', {str(tmp_path)!r})\n"
         "c.put(digest('t', 'from-child'), 'child')\n"
         "print(len(c))\n"

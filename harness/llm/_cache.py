@@ -19,8 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from indexer._exceptions import CacheError
-from indexer._paths import default_cache_dir
+from indexer import CacheError, default_cache_dir
 
 _SCHEMA_VERSION = 1
 _CHUNK = 500
