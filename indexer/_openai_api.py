@@ -174,8 +174,11 @@ def retry_hint(exc: BaseException) -> float | None:
 class EndpointFailure(EndpointError):
     """A request that failed for good: ``original`` is the client's exception, ``retries`` the tries spent."""
 
-    def __init__(self, original: BaseException, retries: int) -> None:
-        super().__init__(f"{type(original).__name__} after {retries} retries: {original}")
+    def __init__(
+        self, original: BaseException, retries: int, scrub: Callable[[str], str] = lambda text: text
+    ) -> None:
+        """``scrub`` takes the key out of the message (some servers echo the key they refused)."""
+        super().__init__(scrub(f"{type(original).__name__} after {retries} retries: {original}"))
         self.original = original
         self.retries = retries
 
@@ -221,7 +224,7 @@ def with_retries(endpoint: Endpoint, fn: Callable[[], T], on_retry: RetryCounter
     return endpoint.retry.call(
         fn,
         transient=is_transient,
-        give_up=lambda exc, retries: EndpointFailure(exc, retries),
+        give_up=lambda exc, retries: EndpointFailure(exc, retries, endpoint.scrub),
         on_retry=on_retry,
         retry_after=retry_hint,
     )
