@@ -4,7 +4,8 @@ Public surface (everything else is private, behind leading underscores): connect
 settings and clients, the backend seam (``indexer.backends``), the managed local node
 (``indexer.node``: a local process or a Docker container, and the engine flavours), the capability probe, datasets,
 embeddings, index building and administration, and the helpers every layer shares
-(one retry policy, one progress display, atomic writes, one ``slug``). ``harness``
+(one retry policy, one progress display, atomic writes, one SQLite store under the
+on-disk caches, one ``slug``). ``harness``
 builds on this package and imports only the names listed here; this package never
 imports ``harness``. OpenAI-compatible endpoints (where, the key held as a
 :class:`Secret`, retries) live here too, so the embedding layer and the harness's chat
@@ -64,6 +65,7 @@ from indexer._paths import default_cache_dir, default_state_dir
 from indexer._progress import Tracker, progress
 from indexer._retry import Retry, retry_hint, transient
 from indexer._stack import StackConnection, stack_login
+from indexer._store import SqliteStore
 from indexer._user_mapping import FIELD_MAP_KEYS, FieldMap, UserMapping, load_user_mapping
 from indexer._version import ELASTICSEARCH_VERSION, OPENSEARCH_VERSION
 from indexer.backends import (
@@ -225,6 +227,7 @@ __all__ = [
     "SearchResult",
     "Secret",
     "Severity",
+    "SqliteStore",
     "StackConnection",
     "Tracker",
     "UnsupportedEngine",

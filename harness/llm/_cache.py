@@ -1,28 +1,25 @@
-"""A content-addressed on-disk cache of JSON values (SQLite in WAL mode).
+"""A content-addressed on-disk cache of JSON values (on indexer's :class:`~indexer.SqliteStore`).
 
-The embedding cache holds vectors; this one holds anything JSON can say: LLM
-generations (an answer, its reasoning, its token counts), and later reranker
-scores. Keys are :func:`digest` of the parts that determine the value, so a value
-is reused exactly when it would come out the same. Every ``put`` commits at once:
-an interrupted run keeps each finished item, and nothing half-written. WAL lets
-any number of threads and processes read while one writes.
+The embedding cache holds vectors; this one holds anything JSON can say: LLM generations (an answer,
+its reasoning, its token counts), and later judgments. Keys are :func:`digest` of the parts that
+determine the value, so a value is reused exactly when it would come out the same. Every ``put``
+commits at once: an interrupted run keeps each finished item, and nothing half-written. Any number
+of threads and processes may read while one writes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
-import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from indexer import CacheError, default_cache_dir
+from indexer import SqliteStore, default_cache_dir
 
-_SCHEMA_VERSION = 1
-_CHUNK = 500
+#: the table and its value column (the schema of every generations cache written so far)
+TABLE, COLUMNS = "items", ("value TEXT NOT NULL",)
 
 
 def digest(namespace: str, *parts: str) -> str:
@@ -43,49 +40,17 @@ class JsonCache:
         self.path = self.directory / f"{name}.sqlite3"
         self.hits = 0
         self.misses = 0
-        self._lock = threading.Lock()
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(
-                self.path, timeout=timeout_s, check_same_thread=False, isolation_level=None
-            )
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, _SCHEMA_VERSION):
-                raise CacheError(
-                    f"cache {self.path} has schema version {version}, expected {_SCHEMA_VERSION}; "
-                    "delete the file to start a fresh cache"
-                )
-            if version != _SCHEMA_VERSION:
-                self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.execute(
-                    "CREATE TABLE IF NOT EXISTS items (key BLOB PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"
-                )
-                self._conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
-                self._conn.execute("COMMIT")
-        except (sqlite3.Error, OSError) as exc:
-            raise CacheError(f"cannot open the cache at {self.path}") from exc
+        self.store = SqliteStore(self.path, TABLE, COLUMNS, label="cache", timeout_s=timeout_s)
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
         """The cached values among ``keys``; absent (or unreadable) keys are simply missing."""
         wanted = list(dict.fromkeys(keys))
         found: dict[str, Any] = {}
-        try:
-            with self._lock:
-                for start in range(0, len(wanted), _CHUNK):
-                    chunk = [bytes.fromhex(k) for k in wanted[start : start + _CHUNK]]
-                    marks = ",".join("?" * len(chunk))
-                    rows = self._conn.execute(
-                        f"SELECT key, value FROM items WHERE key IN ({marks})", chunk
-                    ).fetchall()
-                    for key, text in rows:
-                        try:
-                            found[key.hex()] = json.loads(text)
-                        except ValueError:
-                            continue  # a damaged row is a miss, and is overwritten by the next put
-        except sqlite3.Error as exc:
-            raise CacheError(f"cannot read the cache at {self.path}") from exc
+        for key, (text,) in self.store.get_many(wanted).items():
+            try:
+                found[key] = json.loads(text)
+            except ValueError:
+                continue  # a damaged row is a miss, and is overwritten by the next put
         self.hits += len(found)
         self.misses += len(wanted) - len(found)
         return found
@@ -96,32 +61,18 @@ class JsonCache:
     def put_many(self, items: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> int:
         """Store values in one transaction (replacing any earlier value); returns how many."""
         pairs = list(items.items()) if isinstance(items, Mapping) else list(items)
-        rows = [(bytes.fromhex(k), json.dumps(v, ensure_ascii=False, sort_keys=True)) for k, v in pairs]
-        if not rows:
-            return 0
-        try:
-            with self._lock:
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
-                    self._conn.executemany("INSERT OR REPLACE INTO items (key, value) VALUES (?, ?)", rows)
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
-                self._conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise CacheError(f"cannot write to the cache at {self.path}") from exc
-        return len(rows)
+        return self.store.put_many(
+            (k, (json.dumps(v, ensure_ascii=False, sort_keys=True),)) for k, v in pairs
+        )
 
     def put(self, key: str, value: Any) -> None:
         self.put_many([(key, value)])
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._conn.execute("SELECT count(*) FROM items").fetchone()[0])
+        return len(self.store)
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self.store.close()
 
     def __enter__(self) -> JsonCache:
         return self
