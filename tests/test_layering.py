@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import indexer
@@ -30,6 +31,24 @@ def test_harness_imports_only_what_indexer_exports() -> None:
         if module.startswith("indexer") and (module != "indexer" or not set(names) <= exported)
     ]
     assert wrong == [], "harness must import only names listed in indexer/__init__.py"
+
+
+def test_every_name_indexer_exports_is_used_by_the_harness() -> None:
+    """Issue 20: indexer's public surface is what the harness uses, nothing more (tests and bench reach the
+    rest through a subpackage's own ``__all__``, or a private module where there is no package surface)."""
+    used = {name for _, _, module, names in _imports("harness") if module == "indexer" for name in names}
+    assert sorted(set(indexer.__all__) - used) == [], (
+        "exported by indexer/__init__.py, imported nowhere in harness/"
+    )
+
+
+def test_indexer_binds_no_public_name_beyond_its_all() -> None:
+    bound = {
+        name
+        for name, value in vars(indexer).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    assert sorted(bound - set(indexer.__all__)) == []
 
 
 def test_indexer_never_imports_harness() -> None:

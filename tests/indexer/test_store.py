@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer import CacheError, SqliteStore
+from indexer import SqliteStore
+from indexer._exceptions import CacheError
 
 COLUMNS = ("dims INTEGER NOT NULL", "vec BLOB NOT NULL")
 DAMAGED = "length(rows.vec) != rows.dims * 4"

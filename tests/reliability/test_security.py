@@ -10,7 +10,8 @@ import pytest
 from elasticsearch import BadRequestError
 
 from harness.cli import main as harness_main
-from indexer import ConfigError, ConnectionFailed, ConnectionSettings, Secret, connect
+from indexer import ConfigError, ConnectionFailed, ConnectionSettings, connect
+from indexer._connection import Secret
 from indexer.backends._rest import ndjson
 from tests._pki import make_local_pki
 from tests._support import raw_es_client
