@@ -3,7 +3,7 @@ APIs) through the official ``openai`` client: where they are, the key, retries a
 embedding layer and the harness's chat client (``harness/llm``) share, and the embeddings call.
 
 The key is read from the environment variable the user names (default ``OPENAI_API_KEY``), held in a
-:class:`~indexer.Secret`, handed to the client and nowhere else: it is never printed, logged or
+``Secret``, handed to the client and nowhere else: it is never printed, logged or
 stored, and it is scrubbed from any error text an endpoint sends back. The client's own retries are
 off; the shared :class:`~indexer.Retry` retries 408/409/429/5xx, timeouts and lost connections, and
 waits at least what ``Retry-After`` (or OpenAI's ``retry-after-ms``) asks.

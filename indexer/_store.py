@@ -6,7 +6,7 @@ by processes through SQLite's own locking, waiting up to ``timeout_s`` for a wri
 version (``PRAGMA user_version``: a file of another version is refused, never rewritten), reads in
 chunks under SQLite's variable limit, and writes as one transaction each (``BEGIN IMMEDIATE``: after a
 crash every committed batch is there and nothing half-written is). WAL lets any number of readers read
-while one writes. Every SQLite or file-system failure is a :class:`~indexer.CacheError` that names the
+while one writes. Every SQLite or file-system failure is a ``CacheError`` (indexer's tree) that names the
 file.
 """
 

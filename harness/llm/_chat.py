@@ -1,7 +1,7 @@
 """Chat completions through an OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp's server, hosted APIs).
 
 The endpoint (:class:`indexer.Endpoint`) is shared with the embedding layer: where it is, the key
-(read from the variable the user names, held in a :class:`~indexer.Secret`, handed to the ``openai``
+(read from the variable the user names, held in a ``Secret``, handed to the ``openai``
 client and nowhere else, scrubbed from any error text), and one retry policy that waits at least what
 ``Retry-After`` asks. This module adds what only the harness needs: the chat call, its answer (the
 reasoning trace apart, when the endpoint returns it so) and a :class:`ChatClient` that puts them together.
