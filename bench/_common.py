@@ -23,8 +23,8 @@ from indexer import (
     connect,
     default_cache_dir,
     default_state_dir,
-    get_engine,
 )
+from indexer.node.flavours import get_engine
 
 #: name of the managed node the benchmarks start when ES_URL is not set
 NODE_NAME = "bench"

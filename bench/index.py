@@ -36,10 +36,10 @@ import numpy as np
 from _common import Engine, Row, engine, median, print_summary, spread
 from embedding import bench_batching, bench_cache, print_batching, print_cache
 
-from indexer import Backend
+from indexer import Backend, VectorOptions, choose_analysis
 from indexer._build import resolve_alias, serving_settings
 from indexer._bulk import BulkLoader, dumps
-from indexer._layout import VectorOptions, choose_analysis, text_side, vector_spec
+from indexer._layout import text_side, vector_spec
 from indexer.data import load_dataset
 from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, document_text, resolve_model
 

@@ -36,8 +36,7 @@ from rich.console import Console
 
 from harness._search import Request, SearchOptions, run_searches
 from harness.strategies import Lexical, QueryInput, SearchContext, Vector
-from indexer import Backend
-from indexer._build import IndexOptions, build_index
+from indexer import Backend, IndexOptions, build_index
 from indexer.data import load_dataset
 from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
 

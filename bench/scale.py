@@ -93,8 +93,7 @@ def stage_embed(workdir: Path, backend: str, url: str) -> dict[str, Any]:
 
 
 def stage_index(workdir: Path, backend: str, url: str) -> dict[str, Any]:
-    from indexer import ConnectionSettings, connect
-    from indexer._build import IndexOptions, build_index
+    from indexer import ConnectionSettings, IndexOptions, build_index, connect
 
     client = connect(
         ConnectionSettings.resolve() if os.environ.get("ES_URL") else ConnectionSettings(url=url)

@@ -1,82 +1,56 @@
 """indexer: everything that puts data into the engine (Elasticsearch or OpenSearch).
 
-Public surface (everything else is private, behind leading underscores): connection
-settings and clients, the backend seam (``indexer.backends``), the managed local node
-and its engine flavours (``indexer.engines``), the capability probe, datasets,
-embeddings, index building and administration, and the helpers every layer shares
-(one retry policy, one progress display, atomic writes, one ``slug``). ``harness``
-builds on this package and imports only the names listed here; this package never
-imports ``harness``. OpenAI-compatible endpoints (chat and embeddings, the key held as
-a :class:`Secret`) and the on-disk JSON cache (generations) live here too, so the
-harness and the embedding layer share them.
+The public surface is exactly what ``harness`` uses (tests/test_layering.py checks both ways):
+connection settings and clients, the backend seam (``indexer.backends``), the node the harness runs
+(``indexer.node``: a local process or a Docker container, and the engine flavours), datasets,
+embeddings, index building and administration, the exception tree, and the helpers every layer
+shares (one retry policy, one progress display, atomic writes, one SQLite store under the on-disk
+caches, one ``slug``). OpenAI-compatible endpoints (where, the key held as a ``Secret``, retries)
+live here too, so the embedding layer and the harness's chat client (``harness/llm``) share them.
+Everything else is private, behind leading underscores, or reached through a subpackage's own
+``__all__`` (``indexer.backends``, ``indexer.data``, ``indexer.embed``, ``indexer.node``). This
+package never imports ``harness``.
 """
 
-from indexer._admin import IndexInfo, delete_indices, list_indices, resolve_deletion
-from indexer._atomic import atomic_write, read_json, write_json_atomic, write_jsonl_atomic, write_text_atomic
+from indexer._admin import delete_indices, list_indices, resolve_deletion
+from indexer._atomic import read_json, write_json_atomic, write_jsonl_atomic, write_text_atomic
 from indexer._build import IndexOptions, IndexSummary, build_index
-from indexer._connection import ConnectionSettings, Secret
-from indexer._docker_engine import DEFAULT_DOCKER_IMAGE, DockerEngineConfig, DockerNode, open_node
-from indexer._engine import EngineConfig, ManagedNode, NodeStatus, choose_node, find_java, recorded_engine
+from indexer._connection import ConnectionSettings
 from indexer._env import ENV_HELP, ENV_VARS, from_env
 from indexer._exceptions import (
     BulkIndexError,
-    CacheError,
     CapabilityMissing,
     ConfigError,
     ConnectionFailed,
     DataError,
-    DistributionNotFoundError,
     EmbeddingError,
     EndpointError,
-    EngineError,
     EngineUnavailable,
     HarnessError,
     IndexingError,
-    JavaNotFoundError,
-    MappingConflictError,
-    NodeDiedError,
-    NotFound,
-    PortInUseError,
     RequestFailed,
-    UnsupportedEngine,
-    VerificationError,
 )
-from indexer._kvcache import JsonCache, digest
 from indexer._layout import (
-    ALIAS_PREFIX,
     ANALYSIS_CHAINS,
     BM25_FIELDS,
     BM25_PARAMS,
     KNN_ENGINES,
     VECTOR_INDEX_TYPES,
     VectorOptions,
-    alias_for,
     choose_analysis,
     slug,
 )
-from indexer._openai_api import (
-    DEFAULT_KEY_ENV,
-    ChatAnswer,
-    Endpoint,
-    RetryCounter,
-    create_chat,
-    explain,
-    is_fatal,
-    retry_after_seconds,
-    with_retries,
-)
+from indexer._openai_api import DEFAULT_KEY_ENV, Endpoint, RetryCounter, explain, is_fatal, with_retries
 from indexer._paths import default_cache_dir, default_state_dir
-from indexer._progress import Tracker, progress
-from indexer._retry import Retry, retry_hint, transient
-from indexer._stack import StackConnection, stack_login
-from indexer._user_mapping import FIELD_MAP_KEYS, FieldMap, UserMapping, load_user_mapping
-from indexer._version import ELASTICSEARCH_VERSION, OPENSEARCH_VERSION
+from indexer._progress import progress
+from indexer._retry import Retry
+from indexer._stack import stack_login
+from indexer._store import SqliteStore
+from indexer._user_mapping import UserMapping, load_user_mapping
 from indexer.backends import (
-    FUSION_KINDS,
     HYBRID_QUERY,
     KNN,
     LINEAR_RETRIEVER,
-    RANK_EVAL,
     RRF_RETRIEVER,
     SEARCH_TEMPLATE,
     Backend,
@@ -84,34 +58,21 @@ from indexer.backends import (
     FusionParams,
     KnnSpec,
     QueryDialect,
-    RankEvalResult,
-    RatedRequest,
     SearchResult,
     VectorSpec,
     connect,
 )
 from indexer.data import (
     CLICK,
-    DATA_DIR_ENV,
     EVENTS_INDEX,
     EXPANSION_FILE,
-    EXPANSIONS_ENV,
     IMPRESSION,
     JUDGMENT_FORMATS,
-    PINNED_REVISIONS,
     QUERIES_INDEX,
-    QUERY_FORMATS,
-    R2MED_NAMES,
     Dataset,
-    Document,
     EventFilter,
-    ExpansionInfo,
-    JudgedQrels,
     Judgments,
-    KnownDataset,
-    Problem,
     RatedPair,
-    Severity,
     UbiEvent,
     UbiLog,
     UbiQuery,
@@ -122,9 +83,7 @@ from indexer.data import (
     known_datasets,
     load_dataset,
     normalise_text,
-    rated_pairs,
     read_judgments,
-    read_queries,
     read_ubi_files,
     read_ubi_index,
     resolve_specs,
@@ -138,7 +97,6 @@ from indexer.embed import (
     CachedEmbedder,
     EmbeddingCache,
     Encoder,
-    EndpointEncoder,
     ModelSpec,
     backend_names,
     build_encoder,
@@ -146,122 +104,90 @@ from indexer.embed import (
     document_text,
     endpoint_for,
     folder_revision,
-    is_endpoint_model,
-    known_models,
     remote_code_models,
     resolve_model,
 )
-from indexer.engines import ENGINES, get_engine
+from indexer.node import (
+    DEFAULT_DOCKER_IMAGE,
+    DockerEngineConfig,
+    DockerNode,
+    EngineConfig,
+    ManagedNode,
+    choose_node,
+    open_node,
+)
+from indexer.node.flavours import ENGINES
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ALIAS_PREFIX",
     "ANALYSIS_CHAINS",
     "BM25_FIELDS",
     "BM25_PARAMS",
     "CLICK",
-    "DATA_DIR_ENV",
     "DEFAULT_DOCKER_IMAGE",
     "DEFAULT_EMBED_BACKEND",
     "DEFAULT_KEY_ENV",
     "DEFAULT_MODEL",
-    "ELASTICSEARCH_VERSION",
     "ENGINES",
     "ENV_HELP",
     "ENV_VARS",
     "EVENTS_INDEX",
-    "EXPANSIONS_ENV",
     "EXPANSION_FILE",
-    "FIELD_MAP_KEYS",
-    "FUSION_KINDS",
     "HYBRID_QUERY",
     "IMPRESSION",
     "JUDGMENT_FORMATS",
     "KNN",
     "KNN_ENGINES",
     "LINEAR_RETRIEVER",
-    "OPENSEARCH_VERSION",
-    "PINNED_REVISIONS",
     "QUERIES_INDEX",
-    "QUERY_FORMATS",
-    "R2MED_NAMES",
-    "RANK_EVAL",
     "RRF_RETRIEVER",
     "SEARCH_TEMPLATE",
     "TRUST_FLAG",
     "VECTOR_INDEX_TYPES",
     "Backend",
     "BulkIndexError",
-    "CacheError",
     "CachedEmbedder",
     "Capabilities",
     "CapabilityMissing",
-    "ChatAnswer",
     "ConfigError",
     "ConnectionFailed",
     "ConnectionSettings",
     "DataError",
     "Dataset",
-    "DistributionNotFoundError",
     "DockerEngineConfig",
     "DockerNode",
-    "Document",
     "EmbeddingCache",
     "EmbeddingError",
     "Encoder",
     "Endpoint",
-    "EndpointEncoder",
     "EndpointError",
     "EngineConfig",
-    "EngineError",
     "EngineUnavailable",
     "EventFilter",
-    "ExpansionInfo",
-    "FieldMap",
     "FusionParams",
     "HarnessError",
-    "IndexInfo",
     "IndexOptions",
     "IndexSummary",
     "IndexingError",
-    "JavaNotFoundError",
-    "JsonCache",
-    "JudgedQrels",
     "Judgments",
     "KnnSpec",
-    "KnownDataset",
     "ManagedNode",
-    "MappingConflictError",
     "ModelSpec",
-    "NodeDiedError",
-    "NodeStatus",
-    "NotFound",
-    "PortInUseError",
-    "Problem",
     "QueryDialect",
-    "RankEvalResult",
     "RatedPair",
-    "RatedRequest",
     "RequestFailed",
     "Retry",
     "RetryCounter",
     "SearchResult",
-    "Secret",
-    "Severity",
-    "StackConnection",
-    "Tracker",
+    "SqliteStore",
     "UbiEvent",
     "UbiLog",
     "UbiQuery",
-    "UnsupportedEngine",
     "UserMapping",
     "VectorOptions",
     "VectorSpec",
-    "VerificationError",
     "__version__",
-    "alias_for",
-    "atomic_write",
     "backend_names",
     "build_encoder",
     "build_index",
@@ -269,48 +195,36 @@ __all__ = [
     "choose_analysis",
     "choose_node",
     "connect",
-    "create_chat",
     "default_cache_dir",
     "default_state_dir",
     "delete_indices",
     "describe",
-    "digest",
     "document_text",
     "endpoint_for",
     "expansion_root",
     "explain",
-    "find_java",
     "folder_revision",
     "from_env",
-    "get_engine",
     "index_ubi",
-    "is_endpoint_model",
     "is_fatal",
     "judged_dataset",
     "known_datasets",
-    "known_models",
     "list_indices",
     "load_dataset",
     "load_user_mapping",
     "normalise_text",
     "open_node",
     "progress",
-    "rated_pairs",
     "read_json",
     "read_judgments",
-    "read_queries",
     "read_ubi_files",
     "read_ubi_index",
-    "recorded_engine",
     "remote_code_models",
     "resolve_deletion",
     "resolve_model",
     "resolve_specs",
-    "retry_after_seconds",
-    "retry_hint",
     "slug",
     "stack_login",
-    "transient",
     "with_retries",
     "write_json_atomic",
     "write_jsonl_atomic",

@@ -1,9 +1,9 @@
 """OpenAI-compatible endpoints (vLLM, Ollama, llama.cpp's server, text-embeddings-inference, hosted
-APIs) through the official ``openai`` client: where they are, the key, retries, and the two calls the
-harness makes (chat completions for expansions, embeddings for vectors).
+APIs) through the official ``openai`` client: where they are, the key, retries and failures, which the
+embedding layer and the harness's chat client (``harness/llm``) share, and the embeddings call.
 
 The key is read from the environment variable the user names (default ``OPENAI_API_KEY``), held in a
-:class:`~indexer.Secret`, handed to the client and nowhere else: it is never printed, logged or
+``Secret``, handed to the client and nowhere else: it is never printed, logged or
 stored, and it is scrubbed from any error text an endpoint sends back. The client's own retries are
 off; the shared :class:`~indexer.Retry` retries 408/409/429/5xx, timeouts and lost connections, and
 waits at least what ``Retry-After`` (or OpenAI's ``retry-after-ms``) asks.
@@ -176,8 +176,11 @@ def retry_hint(exc: BaseException) -> float | None:
 class EndpointFailure(EndpointError):
     """A request that failed for good: ``original`` is the client's exception, ``retries`` the tries spent."""
 
-    def __init__(self, original: BaseException, retries: int) -> None:
-        super().__init__(f"{type(original).__name__} after {retries} retries: {original}")
+    def __init__(
+        self, original: BaseException, retries: int, scrub: Callable[[str], str] = lambda text: text
+    ) -> None:
+        """``scrub`` takes the key out of the message (some servers echo the key they refused)."""
+        super().__init__(scrub(f"{type(original).__name__} after {retries} retries: {original}"))
         self.original = original
         self.retries = retries
 
@@ -206,71 +209,6 @@ def explain(exc: BaseException, endpoint: Endpoint, model: str) -> str:
 
 
 # --------------------------------------------------------------------- calls
-@dataclass(frozen=True, slots=True)
-class ChatAnswer:
-    """One chat completion: the final text, the reasoning when the endpoint returns it apart, and usage."""
-
-    content: str
-    reasoning: str | None
-    finish_reason: str | None
-    model: str | None  # the model as the endpoint names it in its answer
-    prompt_tokens: int
-    completion_tokens: int
-    reasoning_tokens: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "content": self.content,
-            "reasoning": self.reasoning,
-            "finish_reason": self.finish_reason,
-            "model": self.model,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "reasoning_tokens": self.reasoning_tokens,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ChatAnswer:
-        return cls(
-            content=str(data["content"]),
-            reasoning=data.get("reasoning"),
-            finish_reason=data.get("finish_reason"),
-            model=data.get("model"),
-            prompt_tokens=int(data.get("prompt_tokens") or 0),
-            completion_tokens=int(data.get("completion_tokens") or 0),
-            reasoning_tokens=int(data.get("reasoning_tokens") or 0),
-        )
-
-
-#: fields in which OpenAI-compatible servers return a reasoning trace apart from the answer
-REASONING_FIELDS: tuple[str, ...] = ("reasoning_content", "reasoning", "thinking")
-
-
-def _reasoning_of(message: Any) -> str | None:
-    extra = getattr(message, "model_extra", None) or {}
-    for name in REASONING_FIELDS:
-        value = extra.get(name, getattr(message, name, None))
-        if isinstance(value, str) and value.strip():
-            return value
-    return None
-
-
-def chat_answer(response: Any) -> ChatAnswer:
-    """A :class:`ChatAnswer` from an ``openai`` chat completion response."""
-    choice = response.choices[0]
-    usage = getattr(response, "usage", None)
-    details = getattr(usage, "completion_tokens_details", None)
-    return ChatAnswer(
-        content=choice.message.content or "",
-        reasoning=_reasoning_of(choice.message),
-        finish_reason=choice.finish_reason,
-        model=getattr(response, "model", None),
-        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        reasoning_tokens=int(getattr(details, "reasoning_tokens", 0) or 0),
-    )
-
-
 class RetryCounter:
     """Thread-safe count of retries, usable as a :class:`~indexer.Retry` ``on_retry`` callback."""
 
@@ -288,16 +226,10 @@ def with_retries(endpoint: Endpoint, fn: Callable[[], T], on_retry: RetryCounter
     return endpoint.retry.call(
         fn,
         transient=is_transient,
-        give_up=lambda exc, retries: EndpointFailure(exc, retries),
+        give_up=lambda exc, retries: EndpointFailure(exc, retries, endpoint.scrub),
         on_retry=on_retry,
         retry_after=retry_hint,
     )
-
-
-def create_chat(client: Any, model: str, messages: Sequence[Mapping[str, str]], **params: Any) -> ChatAnswer:
-    """One chat completion (no retries here; see :func:`with_retries`). ``None`` params are left out."""
-    sent = {k: v for k, v in params.items() if v is not None}
-    return chat_answer(client.chat.completions.create(model=model, messages=list(messages), **sent))
 
 
 def create_embeddings(client: Any, model: str, texts: Sequence[str]) -> tuple[list[list[float]], int]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from indexer import ELASTICSEARCH_VERSION
+from indexer._version import ELASTICSEARCH_VERSION
 from tests._support import REPO
 
 IMAGE = os.environ.get("R2MED_ES_IMAGE", f"r2med/elasticsearch:{ELASTICSEARCH_VERSION}")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from indexer import Backend, ConnectionSettings, EngineConfig, default_cache_dir, default_state_dir
-from indexer.engines import EngineFlavour, MavenArtifact, get_engine
+from indexer.node.flavours import EngineFlavour, MavenArtifact, get_engine
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import indexer
@@ -30,6 +31,24 @@ def test_harness_imports_only_what_indexer_exports() -> None:
         if module.startswith("indexer") and (module != "indexer" or not set(names) <= exported)
     ]
     assert wrong == [], "harness must import only names listed in indexer/__init__.py"
+
+
+def test_every_name_indexer_exports_is_used_by_the_harness() -> None:
+    """Issue 20: indexer's public surface is what the harness uses, nothing more (tests and bench reach the
+    rest through a subpackage's own ``__all__``, or a private module where there is no package surface)."""
+    used = {name for _, _, module, names in _imports("harness") if module == "indexer" for name in names}
+    assert sorted(set(indexer.__all__) - used) == [], (
+        "exported by indexer/__init__.py, imported nowhere in harness/"
+    )
+
+
+def test_indexer_binds_no_public_name_beyond_its_all() -> None:
+    bound = {
+        name
+        for name, value in vars(indexer).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    assert sorted(bound - set(indexer.__all__)) == []
 
 
 def test_indexer_never_imports_harness() -> None:
@@ -85,3 +104,192 @@ def test_only_the_backends_import_a_search_client() -> None:
         if module.split(".")[0] in SEARCH_CLIENTS
     }
     assert by_backends == {"indexer/backends/_elasticsearch.py", "indexer/backends/_opensearch.py"}
+
+
+#: dev-only packages (the test PKI's ``cryptography``): the product never imports them
+DEV_ONLY = frozenset({"cryptography"})
+
+
+def test_the_product_never_imports_a_dev_only_package() -> None:
+    """Issue 20: the test PKI (tests/_pki.py) lives with the tests, so a user's install needs no dev package."""
+    importers = [
+        f"{p.relative_to(REPO)}:{line}: {module}"
+        for package in ("indexer", "harness")
+        for p, line, module, _ in _imports(package)
+        if module.split(".")[0] in DEV_ONLY
+    ]
+    assert importers == []
+
+
+# --------------------------------------------------------------- import cycles and private names
+
+#: import edges (importer, imported) that close a cycle today, inside harness/run only:
+#: removed by the one-pipeline change (issue 20, item 1), which rewrites harness/run
+PIPELINE_CYCLE_EDGES = frozenset(
+    {
+        ("harness.run._execute", "harness.run._perf"),  # TYPE_CHECKING: DatasetPerformance
+        ("harness.run._sum_kfold", "harness.run._execute"),  # TYPE_CHECKING: Executor
+    }
+)
+#: (file, expression) where a module reaches into another module's private names:
+#: removed by the one-pipeline change (run/_perf.py drives Executor's private methods)
+PIPELINE_PRIVATE_CALLS = frozenset(
+    {
+        ("harness/run/_perf.py", "executor._query_inputs"),
+        ("harness/run/_perf.py", "executor._context"),
+    }
+)
+#: underscore names that are public API: the namedtuple methods
+PUBLIC_UNDERSCORE = frozenset({"_asdict", "_fields", "_make", "_replace"})
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of harness/ and indexer/ by dotted name (a package by its own name)."""
+    found = {}
+    for package in ("harness", "indexer"):
+        for path in sorted((REPO / package).rglob("*.py")):
+            parts = list(path.relative_to(REPO).with_suffix("").parts)
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _imported_modules(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The modules ``name`` imports anywhere in its file: at the top, inside functions, under
+    ``if TYPE_CHECKING:``. ``from P import x`` is an edge to the module P.x when x is a module, else to P."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+                base = ".".join(here[: len(here) - node.level + 1] + ([node.module] if node.module else []))
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+        for target in targets:
+            while target not in modules and "." in target:
+                target = target.rsplit(".", 1)[0]
+            if target in modules and target != name:
+                found.add(target)
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(graph[child]))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def test_no_import_cycle_not_even_under_type_checking() -> None:
+    """Issue 20: two cycles were closed only through TYPE_CHECKING imports; a cycle is a design that has
+    not decided which module is below the other, whether or not Python happens to import it."""
+    modules = _modules()
+    graph = {name: _imported_modules(name, path, modules) for name, path in modules.items()}
+    for importer, imported in PIPELINE_CYCLE_EDGES:
+        assert imported in graph[importer], f"{importer} -> {imported} is gone: drop it from the allowlist"
+        graph[importer].discard(imported)
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def _own_private_names(tree: ast.AST) -> set[str]:
+    """The underscore names a module defines itself: functions, classes, assigned names, and attributes
+    it sets on ``self``/``cls`` or declares in a class body (dataclass fields)."""
+    own = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            own.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            own.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            if isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}:
+                own.add(node.attr)
+        elif isinstance(node, ast.alias):
+            own.add(node.asname or node.name)
+    return {name for name in own if name.startswith("_")}
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _private_uses(path: Path, modules: dict[str, Path]) -> list[tuple[int, str]]:
+    """``from X import _name`` (except a package importing its own private submodules) and ``obj._name``
+    of a name this module does not define (``self``/``cls`` and dunders aside)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    own = _own_private_names(tree)
+    folder = path.parent
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                submodule = modules.get(f"{node.module}.{alias.name}")
+                own_submodule = submodule is not None and submodule.parent in {folder, folder / alias.name}
+                if _is_private(alias.name) and not own_submodule:
+                    found.append((node.lineno, f"from {node.module} import {alias.name}"))
+        elif (
+            isinstance(node, ast.Attribute) and _is_private(node.attr) and node.attr not in PUBLIC_UNDERSCORE
+        ):
+            is_self = isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}
+            if not is_self and node.attr not in own:
+                found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_no_module_reaches_into_another_modules_private_names() -> None:
+    """Issue 20: ``_docker_engine.py`` imported ``_engine``'s private ``_port_open``, and ``run/_perf.py``
+    calls private methods of ``Executor``; what another module needs is public, or it stays inside."""
+    modules = _modules()
+    found = {
+        (str(path.relative_to(REPO)), what): line
+        for path in modules.values()
+        for line, what in _private_uses(path, modules)
+    }
+    gone = PIPELINE_PRIVATE_CALLS - set(found)
+    assert not gone, f"no longer found (drop them from the allowlist): {sorted(gone)}"
+    wrong = sorted(
+        f"{where}:{line}: {what}"
+        for (where, what), line in found.items()
+        if (where, what) not in PIPELINE_PRIVATE_CALLS
+    )
+    assert wrong == []

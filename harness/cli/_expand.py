@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from harness._reasoning import AUTO, NONE, REASONING_FORMATS
 from harness.cli._common import CONNECTION_NAMES, console, with_connection
 from harness.cli._options import (
     Deprecated,
@@ -24,7 +23,16 @@ from harness.cli._options import (
     with_deprecated,
     with_panels,
 )
-from harness.expand import GENERATION_METHODS, ExpandConfig, ExpandResult, GenerationSettings, expand
+from harness.expand import (
+    AUTO,
+    GENERATION_METHODS,
+    NONE,
+    REASONING_FORMATS,
+    ExpandConfig,
+    ExpandResult,
+    GenerationSettings,
+    expand,
+)
 from indexer import ConnectionSettings, Endpoint, connect
 
 _SETTINGS = GenerationSettings()

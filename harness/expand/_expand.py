@@ -23,18 +23,17 @@ from typing import Any
 
 from rich.console import Console
 
-from harness._reasoning import AUTO, ReasoningFormat, choose_reasoning_format
 from harness.expand._first_stage import FirstStage, first_stage
 from harness.expand._generate import GenerationSettings, GenerationStats, Generator, Task
 from harness.expand._prompts import PromptTemplate, builtin_prompt, load_prompt
+from harness.expand._reasoning import AUTO, ReasoningFormat, choose_reasoning_format
+from harness.llm import ChatAnswer, JsonCache
 from indexer import (
     EXPANSION_FILE,
     Backend,
-    ChatAnswer,
     ConfigError,
     Dataset,
     Endpoint,
-    JsonCache,
     __version__,
     default_cache_dir,
     expansion_root,
@@ -50,7 +49,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 @dataclass(frozen=True, slots=True)
 class GenerationMethod:
-    """A method ``harness expand`` can generate for (reading covers more: see ``harness._expansion``)."""
+    """A method ``harness expand`` can generate for (reading covers more: see ``harness.expand._reading``)."""
 
     name: str
     needs_first_stage: bool = False

@@ -19,19 +19,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness._errors import GenerationError
-from indexer import (
-    ChatAnswer,
-    ConfigError,
-    Endpoint,
-    EndpointError,
-    JsonCache,
-    RetryCounter,
-    create_chat,
-    digest,
-    explain,
-    is_fatal,
-    with_retries,
-)
+from harness.llm import ChatAnswer, ChatClient, JsonCache, digest
+from indexer import ConfigError, Endpoint, EndpointError, RetryCounter, explain, is_fatal
 
 CACHE_NAMESPACE = "r2med-generation-v1"
 SHOWN_FAILURES = 20
@@ -91,6 +80,10 @@ class GenerationStats:
             self.completion_tokens += answer.completion_tokens
             self.reasoning_tokens += answer.reasoning_tokens
 
+    def add_retries(self, retries: int) -> None:
+        with self._lock:
+            self.retries += retries
+
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__ if not k.startswith("_")}
 
@@ -116,7 +109,7 @@ class Generator:
         self.prompt_sha256 = prompt_sha256
         self.cache = cache
         self.stats = GenerationStats()
-        self._client: Any = None
+        self.chat = ChatClient(endpoint)
 
     def key(self, task: Task) -> str:
         settings = json.dumps(self.settings.to_dict(), sort_keys=True)
@@ -125,19 +118,11 @@ class Generator:
 
     def _generate(self, task: Task) -> ChatAnswer:
         """One call (with retries); the answer is committed to the cache before it is returned."""
-        if self._client is None:
-            self._client = self.endpoint.client()
         counter = RetryCounter()
-        params = self.settings.to_dict()
         try:
-            answer = with_retries(
-                self.endpoint,
-                lambda: create_chat(self._client, self.model, task.as_messages(), **params),
-                counter,
-            )
+            answer = self.chat.complete(self.model, task.as_messages(), counter, **self.settings.to_dict())
         finally:
-            with self.stats._lock:
-                self.stats.retries += counter.count
+            self.stats.add_retries(counter.count)
         self.stats.add_call(answer)
         problem = "no text" if not answer.content.strip() else (self.check(answer) if self.check else None)
         if problem:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.eval import STAT_TESTS
-from harness.gate._model import CannotEvaluate, GateError
+from harness.gate._errors import CannotEvaluate, GateError
 from harness.results import ArmResult, DatasetResult, RunResults, load_per_query
 from indexer import ConfigError, HarnessError
 

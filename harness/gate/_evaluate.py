@@ -6,7 +6,8 @@ from pathlib import Path
 
 from harness.eval import holm
 from harness.gate._context import GateContext, LoadedRun
-from harness.gate._model import CannotEvaluate, Finding, GateError, GateReport, Outcome, Rule, Status
+from harness.gate._errors import CannotEvaluate, GateError
+from harness.gate._model import Finding, GateReport, Outcome, Rule, Status
 from harness.gate._rules import GateConfig
 
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from harness.gate._context import GateContext
-from harness.gate._model import CannotEvaluate, Finding, Status, Target
+from harness.gate._errors import CannotEvaluate
+from harness.gate._model import Finding, Status, Target
 from harness.gate._syntax import NUMBER, OPERATORS
 from harness.results import ArmResult, Distribution, Percentiles
 

@@ -6,22 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
-from harness._errors import RunError
-
-if TYPE_CHECKING:
-    from harness.gate._context import GateContext
-
-
-class GateError(RunError):
-    """The gate cannot evaluate (a rule that does not parse, a file it cannot read, runs it cannot compare)."""
-
-    exit_code = 2
-
-
-class CannotEvaluate(GateError):
-    """One rule on one dataset cannot be evaluated; the others still are."""
+from harness.gate._context import GateContext
 
 
 class Status(StrEnum):

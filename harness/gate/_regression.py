@@ -22,7 +22,8 @@ from typing import ClassVar
 
 from harness.eval import STAT_TESTS, Measure
 from harness.gate._context import GateContext, LoadedRun
-from harness.gate._model import CannotEvaluate, Decide, Finding, Status, Target
+from harness.gate._errors import CannotEvaluate
+from harness.gate._model import Decide, Finding, Status, Target
 from harness.gate._syntax import NUMBER, fmt, measure
 
 _BODY = re.compile(

@@ -29,7 +29,8 @@ from typing import Any
 
 from harness.gate import _latency, _regression, _threshold
 from harness.gate._context import GateOptions
-from harness.gate._model import GateError, Rule, Target
+from harness.gate._errors import GateError
+from harness.gate._model import Rule, Target
 from harness.gate._syntax import split_target
 from indexer import HarnessError
 

@@ -7,7 +7,8 @@ import re
 from collections.abc import Callable
 
 from harness.eval import Measure
-from harness.gate._model import GateError, Target
+from harness.gate._errors import GateError
+from harness.gate._model import Target
 from indexer import HarnessError
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {

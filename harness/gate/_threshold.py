@@ -12,7 +12,8 @@ from typing import ClassVar
 
 from harness.eval import Measure
 from harness.gate._context import GateContext
-from harness.gate._model import CannotEvaluate, Finding, Status, Target
+from harness.gate._errors import CannotEvaluate
+from harness.gate._model import Finding, Status, Target
 from harness.gate._syntax import NUMBER, OPERATORS, fmt, measure
 
 _BODY = re.compile(rf"^(?P<measure>[A-Za-z_]+\s*@\s*\d+)\s*(?P<op>>=|<=|>|<)\s*(?P<value>{NUMBER})$")

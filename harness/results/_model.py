@@ -165,7 +165,7 @@ class ModelInfo:
 class ReasoningSplit:
     """How a reasoning model's traces were split off an expansion set (never searched with)."""
 
-    format: str | None = None  # the family row of harness/_reasoning.py, None for a plain model
+    format: str | None = None  # the family row of harness/expand/_reasoning.py, None for a plain model
     rule: str | None = None
     queries_with_trace: int = 0
     trace_words_mean: float = 0.0

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from harness._errors import RunError
-from harness._expansion import Expansion, combine_dense
 from harness._search import ArmRun, Request, run_searches
 from harness.eval import (
     PRIMARY_MEASURE,
@@ -27,6 +26,7 @@ from harness.eval import (
     top_k,
     tune_sum_weights,
 )
+from harness.expand import Expansion, combine_dense
 from harness.rerank import Reranker
 from harness.run._plan import DatasetPlan, PlannedArm, RunPlan
 from harness.run._sum_kfold import kfold_sum_runs

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness._expansion import Expansion, select_expansion
+from harness.expand import Expansion, select_expansion
 from harness.run._config import RunConfig
 from harness.strategies import ARMS, MODES, Arm, FusedArm, RerankedArm, SearchArm
 from indexer import (

@@ -9,14 +9,12 @@ vectors from different numerics (int8 ONNX, fp16 on a GPU) never mix. Keys of
 the reference numerics are the ones this cache has always used, so caches made
 before backends existed stay valid. Each ``put_many`` is one transaction: after a crash every committed batch is there
 and nothing half-written is. WAL lets any number of readers (threads or
-processes) read while one writes.
+processes) read while one writes (the file handling is indexer's one :class:`~indexer.SqliteStore`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
-import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
@@ -25,11 +23,10 @@ import numpy as np
 
 from indexer._exceptions import EmbeddingError
 from indexer._paths import default_cache_dir
+from indexer._store import SqliteStore
 from indexer.embed._models import ModelSpec
 
 CACHE_FILE = "vectors.sqlite3"
-_SCHEMA_VERSION = 1
-_CHUNK = 500  # keys per SELECT (well under SQLite's variable limit)
 
 
 def default_embedding_cache_dir() -> Path:
@@ -78,6 +75,12 @@ def spec_key(spec: ModelSpec, prompt: str, text: str) -> str:
     )
 
 
+#: the table and its value columns (the schema of every embedding cache written so far)
+TABLE, COLUMNS = "vectors", ("dims INTEGER NOT NULL", "vec BLOB NOT NULL")
+#: a stored vector is only replaced when it is damaged (its bytes do not hold ``dims`` float32s)
+DAMAGED = "length(vectors.vec) != vectors.dims * 4"
+
+
 class EmbeddingCache:
     """Vectors by key on disk. Thread-safe; several processes may share one folder."""
 
@@ -86,50 +89,17 @@ class EmbeddingCache:
         self.path = self.directory / CACHE_FILE
         self.hits = 0
         self.misses = 0
-        self._lock = threading.Lock()
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(
-                self.path, timeout=timeout_s, check_same_thread=False, isolation_level=None
-            )
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, _SCHEMA_VERSION):
-                raise EmbeddingError(
-                    f"embedding cache {self.path} has schema version {version}, expected {_SCHEMA_VERSION}; "
-                    "delete the file to start a fresh cache"
-                )
-            if version != _SCHEMA_VERSION:  # a new file: create the table (only then do we write)
-                self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.execute(
-                    "CREATE TABLE IF NOT EXISTS vectors ("
-                    " key BLOB PRIMARY KEY, dims INTEGER NOT NULL, vec BLOB NOT NULL) WITHOUT ROWID"
-                )
-                self._conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
-                self._conn.execute("COMMIT")
-        except (sqlite3.Error, OSError) as exc:
-            raise EmbeddingError(f"cannot open the embedding cache at {self.path}") from exc
+        self.store = SqliteStore(
+            self.path, TABLE, COLUMNS, label="embedding cache", replace_when=DAMAGED, timeout_s=timeout_s
+        )
 
     def get_many(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
         """The cached vectors among ``keys`` (hex strings); absent keys are simply missing."""
         wanted = list(dict.fromkeys(keys))
         found: dict[str, np.ndarray] = {}
-        try:
-            with self._lock:
-                for start in range(0, len(wanted), _CHUNK):
-                    chunk = [bytes.fromhex(k) for k in wanted[start : start + _CHUNK]]
-                    marks = ",".join("?" * len(chunk))
-                    rows = self._conn.execute(
-                        f"SELECT key, dims, vec FROM vectors WHERE key IN ({marks})", chunk
-                    ).fetchall()
-                    for key, dims, blob in rows:
-                        vector = np.frombuffer(blob, dtype="<f4")
-                        if vector.shape != (dims,):
-                            continue  # a damaged row counts as a miss and is rewritten
-                        found[key.hex()] = vector.astype(np.float32, copy=True)
-        except sqlite3.Error as exc:
-            raise EmbeddingError(f"cannot read the embedding cache at {self.path}") from exc
+        for key, (dims, blob) in self.store.get_many(wanted).items():
+            if len(blob) == dims * 4:  # a damaged row counts as a miss and is rewritten
+                found[key] = np.frombuffer(blob, dtype="<f4").astype(np.float32, copy=True)
         self.hits += len(found)
         self.misses += len(wanted) - len(found)
         return found
@@ -143,46 +113,20 @@ class EmbeddingCache:
                 raise EmbeddingError(
                     f"cache entries must be 1-d vectors, found shape {array.shape} for {key}"
                 )
-            rows.append((bytes.fromhex(key), int(array.shape[0]), array.tobytes()))
-        if not rows:
-            return 0
-        try:
-            with self._lock:
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
-                    self._conn.executemany(
-                        "INSERT INTO vectors (key, dims, vec) VALUES (?, ?, ?) "
-                        "ON CONFLICT(key) DO UPDATE SET dims = excluded.dims, vec = excluded.vec "
-                        "WHERE length(vectors.vec) != vectors.dims * 4",
-                        rows,
-                    )
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
-                self._conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise EmbeddingError(f"cannot write to the embedding cache at {self.path}") from exc
-        return len(rows)
+            rows.append((key, (int(array.shape[0]), array.tobytes())))
+        return self.store.put_many(rows)
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
+        return len(self.store)
 
     def __contains__(self, key: object) -> bool:
-        if not isinstance(key, str):
-            return False
-        with self._lock:
-            row = self._conn.execute("SELECT 1 FROM vectors WHERE key = ?", (bytes.fromhex(key),)).fetchone()
-        return row is not None
+        return key in self.store
 
     def keys(self) -> Iterator[str]:
-        with self._lock:
-            rows = self._conn.execute("SELECT key FROM vectors").fetchall()
-        return (row[0].hex() for row in rows)
+        return self.store.keys()
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self.store.close()
 
     def __enter__(self) -> EmbeddingCache:
         return self

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from indexer import Backend, ConfigError, MappingConflictError, VerificationError
-from indexer._build import IndexOptions, build_index, resolve_alias, verify
-from indexer._layout import VectorOptions, alias_for, choose_analysis, index_name
+from indexer import Backend, ConfigError, IndexOptions, VectorOptions, build_index, choose_analysis
+from indexer._build import resolve_alias, verify
+from indexer._exceptions import MappingConflictError, VerificationError
+from indexer._layout import alias_for, index_name
 from indexer.backends._rest import ndjson
 from indexer.data import Dataset, Document, load_dataset
 from indexer.embed import (

@@ -19,12 +19,12 @@ from indexer import (
     DockerNode,
     EngineConfig,
     ManagedNode,
-    Secret,
     connect,
     default_state_dir,
     open_node,
 )
-from indexer._exceptions import EngineError, NodeDiedError, PortInUseError
+from indexer._connection import Secret
+from indexer.node import EngineError, NodeDiedError, PortInUseError
 from tests._support import test_engine_config
 from tests.reliability._nodes import free_port
 

@@ -14,10 +14,16 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from indexer import ConnectionSettings, ManagedNode, connect, find_java
-from indexer._engine import find_distribution
-from indexer._exceptions import DistributionNotFoundError, JavaNotFoundError, NodeDiedError, PortInUseError
+from indexer import ConnectionSettings, ManagedNode, connect
 from indexer._paths import is_root
+from indexer.node import (
+    DistributionNotFoundError,
+    JavaNotFoundError,
+    NodeDiedError,
+    PortInUseError,
+    find_distribution,
+    find_java,
+)
 from tests._support import test_engine_config
 
 JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")

@@ -10,22 +10,18 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from indexer import (
-    Backend,
-    ConnectionSettings,
-    ManagedNode,
-    find_java,
-    get_engine,
-)
-from indexer._engine import find_distribution, find_plugin
-from indexer._exceptions import (
-    ConfigError,
+from indexer import Backend, ConfigError, ConnectionSettings, ManagedNode
+from indexer._paths import is_root
+from indexer.node import (
     DistributionNotFoundError,
     JavaNotFoundError,
     NodeDiedError,
     PortInUseError,
+    find_distribution,
+    find_java,
+    find_plugin,
 )
-from indexer._paths import is_root
+from indexer.node.flavours import get_engine
 from tests._support import test_engine_config
 
 JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")

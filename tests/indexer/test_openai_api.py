@@ -8,8 +8,8 @@ import httpx
 import openai
 import pytest
 
-from indexer import ConfigError, Endpoint, Retry, explain, is_fatal, retry_after_seconds
-from indexer._openai_api import EndpointFailure, is_transient, retry_hint, with_retries
+from indexer import ConfigError, Endpoint, Retry, explain, is_fatal, with_retries
+from indexer._openai_api import EndpointFailure, is_transient, retry_after_seconds, retry_hint
 
 
 def _status_error(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from indexer import Backend, MappingConflictError, RequestFailed
+from indexer import Backend, RequestFailed
+from indexer._exceptions import MappingConflictError
 
 PREFIX = "pytest-probe-"
 

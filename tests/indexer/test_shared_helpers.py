@@ -85,7 +85,7 @@ def test_atomic_write_leaves_the_old_file_when_interrupted(tmp_path: Path) -> No
     class Boom(Exception):
         pass
 
-    from indexer import atomic_write
+    from indexer._atomic import atomic_write
 
     with pytest.raises(Boom), atomic_write(target) as fh:
         fh.write("half of the new")

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from indexer import Secret
+from indexer._connection import Secret
 
 Scannable = str | bytes | Path
 

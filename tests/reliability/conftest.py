@@ -15,8 +15,9 @@ from dataclasses import replace
 
 import pytest
 
-from indexer import ConnectionSettings, ManagedNode, Secret
-from indexer._secure import SUPERUSER, make_local_pki, secured_engine_config, wait_secured
+from indexer import ConnectionSettings, ManagedNode
+from indexer._connection import Secret
+from tests._pki import SUPERUSER, make_local_pki, secured_engine_config, wait_secured
 from tests._support import test_engine_config
 from tests.reliability._nodes import HEAP, SecuredNode, free_port, fresh_node
 

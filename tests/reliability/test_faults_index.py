@@ -19,8 +19,8 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from harness.cli import main as harness_main
-from indexer import ConnectionSettings, ManagedNode, connect
-from indexer._layout import choose_analysis, index_name
+from indexer import ConnectionSettings, ManagedNode, choose_analysis, connect
+from indexer._layout import index_name
 from indexer.data import load_dataset
 from tests._support import scifact_subset
 from tests.reliability._faults import (

@@ -1,4 +1,4 @@
-"""The pieces of indexer._secure that need no running node."""
+"""The pieces of the test PKI (tests/_pki.py) that need no running node."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import pytest
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 
-from indexer import ConfigError, Secret
-from indexer._secure import (
+from indexer import ConfigError
+from indexer._connection import Secret
+from tests._pki import (
     CA_CERT_FILE,
     KEYSTORE_FILE,
     NODE_KEY_FILE,

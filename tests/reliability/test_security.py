@@ -10,9 +10,10 @@ import pytest
 from elasticsearch import BadRequestError
 
 from harness.cli import main as harness_main
-from indexer import ConfigError, ConnectionFailed, ConnectionSettings, Secret, connect
-from indexer._secure import make_local_pki
+from indexer import ConfigError, ConnectionFailed, ConnectionSettings, connect
+from indexer._connection import Secret
 from indexer.backends._rest import ndjson
+from tests._pki import make_local_pki
 from tests._support import raw_es_client
 from tests.reliability._nodes import SecuredNode
 from tests.reliability._secrets import assert_no_secret, find_secret

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from indexer import ConnectionSettings, connect, read_judgments, read_queries
+from indexer import ConnectionSettings, connect, read_judgments
+from indexer.data import read_queries
 from tests._support import drop_indices, scifact_subset
 
 
@@ -97,7 +98,10 @@ def test_a_query_set_from_the_log(data: Path, log: Path, tmp_path: Path) -> None
         (["--events", "e.jsonl", "--start", "yesterday"], "--start: expected a date YYYY-MM-DD"),
         (["--events", "e.jsonl", "--cuts", "two"], "--cuts: expected numbers"),
         (["--events", "e.jsonl", "--cuts", "2,1"], "--cuts: expected increasing score cut points"),
-        (["--events", "e.jsonl", "--click-model", "dbn"], "--click-model: expected a click model among coec, ctr"),
+        (
+            ["--events", "e.jsonl", "--click-model", "dbn"],
+            "--click-model: expected a click model among coec, ctr",
+        ),
         (["--events", "missing.jsonl"], "expected a JSON-lines file of UBI events"),
     ],
 )

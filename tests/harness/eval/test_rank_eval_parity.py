@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 from harness.eval import evaluate
-from indexer import RANK_EVAL, Backend, RatedRequest
+from indexer import Backend
+from indexer.backends import RANK_EVAL, RatedRequest
 from indexer.backends._rest import ndjson
 from tests._support import scifact_subset
 

@@ -23,7 +23,7 @@ import pytest
 
 from harness.cli import main
 from harness.expand import META_SUFFIX, builtin_prompt
-from indexer import JsonCache
+from harness.llm import JsonCache
 from indexer.data import load_dataset
 from tests._openai_server import Fault, OpenAIServer, rate_limited, stall
 from tests._support import REPO

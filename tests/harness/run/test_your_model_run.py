@@ -14,7 +14,7 @@ import pytest
 
 from harness.cli import main
 from harness.results import Manifest, load_ranking, trec_path
-from indexer import alias_for
+from indexer._layout import alias_for
 from tests._model_folders import into_hub_cache, renamed_minilm
 from tests._support import scifact_subset
 

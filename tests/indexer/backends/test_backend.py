@@ -9,16 +9,8 @@ from typing import Any
 
 import pytest
 
-from indexer import (
-    Backend,
-    ConnectionSettings,
-    EngineUnavailable,
-    MappingConflictError,
-    NotFound,
-    RequestFailed,
-    VectorSpec,
-    connect,
-)
+from indexer import Backend, ConnectionSettings, EngineUnavailable, RequestFailed, VectorSpec, connect
+from indexer._exceptions import MappingConflictError, NotFound
 from indexer.backends import KNN, KnnSpec
 from indexer.backends._rest import ndjson
 from tests._support import drop_indices

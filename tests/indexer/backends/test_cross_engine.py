@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from indexer import Backend, VectorSpec
-from indexer._layout import BM25_PARAMS, text_side
+from indexer import BM25_PARAMS, Backend, VectorSpec
+from indexer._layout import text_side
 from indexer.backends import KnnSpec
 from indexer.backends._rest import ndjson
 from tests._support import scifact_subset

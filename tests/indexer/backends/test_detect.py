@@ -8,7 +8,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from indexer import ConnectionFailed, ConnectionSettings, UnsupportedEngine, connect
+from indexer import ConnectionFailed, ConnectionSettings, connect
+from indexer._exceptions import UnsupportedEngine
 from indexer.backends import detect_product
 from indexer.backends._elasticsearch import ElasticsearchBackend
 

@@ -16,16 +16,15 @@ from indexer import (
     CapabilityMissing,
     ConfigError,
     ConnectionSettings,
-    JavaNotFoundError,
     ManagedNode,
-    Secret,
     VectorSpec,
     connect,
-    find_java,
 )
+from indexer._connection import Secret
 from indexer.backends import KNN, KnnSpec
 from indexer.backends._opensearch import _missing, build_client
 from indexer.backends._rest import ndjson
+from indexer.node import JavaNotFoundError, find_java
 from tests._support import LEGACY_OPENSEARCH, drop_indices, fetch_artifact, scifact_subset, test_engine_config
 
 NO_KNN = "the cluster has no k-NN plugin"

@@ -16,8 +16,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from indexer import ConnectionSettings, RequestFailed, Retry, retry_hint, transient
+from indexer import ConnectionSettings, RequestFailed, Retry
 from indexer._bulk import BulkLoader
+from indexer._retry import retry_hint, transient
 from indexer.backends import backend_class
 from indexer.backends._errors import retry_after
 

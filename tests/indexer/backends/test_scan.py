@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from indexer import RANK_EVAL, Backend, CapabilityMissing, RatedRequest
+from indexer import Backend, CapabilityMissing
+from indexer.backends import RANK_EVAL, RatedRequest
 from indexer.backends._rest import ndjson
 
 INDEX = "r2med-test-scan"

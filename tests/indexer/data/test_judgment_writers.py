@@ -8,15 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer import (
-    JUDGMENT_FORMATS,
-    ConfigError,
-    DataError,
-    RatedPair,
-    rated_pairs,
-    read_judgments,
-    write_judgments,
-)
+from indexer import JUDGMENT_FORMATS, ConfigError, DataError, RatedPair, read_judgments, write_judgments
+from indexer.data import rated_pairs
 
 QUERIES = {"1": "okra and blood sugar", "2": "Does vitamin D, in winter, help?", "10": "=- weird start"}
 QRELS = {"1": {"d1": 3, "d2": 0}, "2": {"d5": 2, "d6": 1}, "10": {"d9": 1}}

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer import ConfigError, DataError, judged_dataset, read_queries
+from indexer import ConfigError, DataError, judged_dataset
+from indexer.data import read_queries
 
 
 def test_jsonl_and_tsv_query_files_read_the_same_queries(tmp_path: Path) -> None:

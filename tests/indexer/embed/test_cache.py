@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from indexer import EmbeddingError
+from indexer._exceptions import CacheError
 from indexer.embed import EmbeddingCache, ModelSpec, cache_key, default_cache_dir, spec_key
 from indexer.embed._cache import CACHE_FILE
 
@@ -90,7 +91,7 @@ def test_non_vectors_are_refused(tmp_path: Path) -> None:
 
 def test_a_file_that_is_not_a_cache_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / CACHE_FILE).write_bytes(b"this is not a database" * 100)
-    with pytest.raises(EmbeddingError, match="cannot open the embedding cache"):
+    with pytest.raises(CacheError, match="cannot open the embedding cache"):
         EmbeddingCache(tmp_path)
 
 
@@ -105,3 +106,35 @@ def test_default_location_follows_the_environment(monkeypatch: pytest.MonkeyPatc
     assert default_cache_dir() == tmp_path / "home" / ".cache" / "r2med-harness"
     monkeypatch.setenv("R2MED_HARNESS_CACHE", str(tmp_path / "explicit"))
     assert EmbeddingCache().path == tmp_path / "explicit" / "embeddings" / CACHE_FILE
+
+
+def test_a_cache_file_written_before_the_shared_store_is_read_and_extended(tmp_path: Path) -> None:
+    """The schema as the embedding cache wrote it before indexer's SqliteStore existed (same file, table,
+    columns and user_version), so every cache on users' disks stays valid."""
+    old = sqlite3.connect(tmp_path / CACHE_FILE, isolation_level=None)
+    old.execute(
+        "CREATE TABLE vectors ( key BLOB PRIMARY KEY, dims INTEGER NOT NULL, vec BLOB NOT NULL) WITHOUT ROWID"
+    )
+    old.execute("PRAGMA user_version=1")
+    key = cache_key("m", "r", "", "from before")
+    old.execute("INSERT INTO vectors VALUES (?, ?, ?)", (bytes.fromhex(key), 8, vec(3).tobytes()))
+    old.close()
+    with EmbeddingCache(tmp_path) as cache:
+        assert np.array_equal(cache.get_many([key])[key], vec(3))
+        cache.put_many([(cache_key("m", "r", "", "after"), vec(4))])
+        assert len(cache) == 2
+
+
+def test_a_damaged_vector_is_a_miss_and_is_rewritten(tmp_path: Path) -> None:
+    key = cache_key("m", "r", "", "damaged")
+    with EmbeddingCache(tmp_path) as cache:
+        cache.put_many([(key, vec(1))])
+    raw = sqlite3.connect(tmp_path / CACHE_FILE, isolation_level=None)
+    raw.execute("UPDATE vectors SET vec = ? WHERE key = ?", (b"\x00" * 5, bytes.fromhex(key)))
+    raw.close()
+    with EmbeddingCache(tmp_path) as cache:
+        assert cache.get_many([key]) == {}
+        cache.put_many([(key, vec(2))])
+        assert np.array_equal(cache.get_many([key])[key], vec(2))
+        cache.put_many([(key, vec(3))])  # a sound vector is kept
+        assert np.array_equal(cache.get_many([key])[key], vec(2))

@@ -14,6 +14,8 @@ import pytest
 
 from indexer import ConfigError, EmbeddingError
 from indexer.embed import (
+    E5_DOCUMENT_PROMPT,
+    E5_QUERY_PROMPT,
     CachedEmbedder,
     EmbeddingCache,
     Encoder,
@@ -23,7 +25,7 @@ from indexer.embed import (
     spec_key,
 )
 from indexer.embed._folder import read_folder
-from indexer.embed._known import BMR_DOCUMENT_PROMPT, BMR_QUERY_PROMPT, E5_DOCUMENT_PROMPT, E5_QUERY_PROMPT
+from indexer.embed._known import BMR_DOCUMENT_PROMPT, BMR_QUERY_PROMPT
 from tests._model_folders import into_hub_cache, renamed_minilm
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

@@ -1,10 +1,11 @@
-"""A secured managed node: x-pack security on, TLS on HTTP and transport, a known ``elastic`` password.
+"""The test PKI: a secured managed node (x-pack security on, TLS on HTTP and transport, a known ``elastic``
+password) for the reliability tests; it needs the dev-only ``cryptography``, so it lives with the tests.
 
 The pieces, each usable on its own:
 
 * :func:`make_local_pki` makes a throw-away CA and a CA-signed node certificate
-  for ``127.0.0.1``/``localhost`` (Python's ``cryptography``; for tests and
-  local nodes, never for production);
+  for ``127.0.0.1``/``localhost`` (Python's ``cryptography``; for tests,
+  never for production);
 * :func:`bootstrap_keystore` runs the distribution's own
   ``elasticsearch-keystore add -x -f bootstrap.password`` (the password goes in
   on stdin, never on a command line) and returns the keystore's bytes;
@@ -35,16 +36,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer._connection import ConnectionSettings, Secret
-from indexer._engine import (
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from indexer import Backend, ConfigError, ConnectionFailed, ConnectionSettings, connect
+from indexer._connection import Secret
+from indexer.node import (
     EngineConfig,
+    EngineError,
     ManagedNode,
+    NodeDiedError,
     find_distribution,
     find_java,
     unpack_distribution,
 )
-from indexer._exceptions import ConfigError, ConnectionFailed, EngineError, NodeDiedError
-from indexer.backends import Backend, connect
 
 #: where the files go, relative to the node's config folder
 CERT_DIR = "certs"
@@ -72,6 +79,75 @@ class LocalPki:
         return path
 
 
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _builder(
+    subject: x509.Name, issuer: x509.Name, key: ec.EllipticCurvePrivateKey, days: int
+) -> x509.CertificateBuilder:
+    """A certificate valid from five minutes ago for ``days`` days, for ``key``'s public half."""
+    now = dt.datetime.now(dt.UTC)
+    return (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=days))
+    )
+
+
+#: a CA key may sign certificates and revocation lists, nothing else
+_CA_USAGE = x509.KeyUsage(
+    digital_signature=False,
+    content_commitment=False,
+    key_encipherment=False,
+    data_encipherment=False,
+    key_agreement=False,
+    key_cert_sign=True,
+    crl_sign=True,
+    encipher_only=False,
+    decipher_only=False,
+)
+
+
+def _ca(ca_name: str, days: int) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (
+        _builder(_name(ca_name), _name(ca_name), key, days)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(_CA_USAGE, critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    return key, cert
+
+
+def _node_cert(
+    ca_key: ec.EllipticCurvePrivateKey,
+    ca_cert: x509.Certificate,
+    key: ec.EllipticCurvePrivateKey,
+    hosts: Sequence[str],
+    ips: Sequence[str],
+    days: int,
+) -> x509.Certificate:
+    alt_names: list[x509.GeneralName] = [x509.DNSName(h) for h in hosts]
+    alt_names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in ips]
+    usage = x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH])
+    return (
+        _builder(_name(hosts[0] if hosts else ips[0]), ca_cert.subject, key, days)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.SubjectAlternativeName(alt_names), critical=False)
+        .add_extension(usage, critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+
+
 def make_local_pki(
     hosts: Sequence[str] = ("localhost",),
     ips: Sequence[str] = ("127.0.0.1",),
@@ -79,70 +155,9 @@ def make_local_pki(
     ca_name: str = "r2med-harness local CA",
 ) -> LocalPki:
     """A fresh CA and a node certificate for ``hosts``/``ips`` (server and client use, for TLS on both layers)."""
-    try:
-        from cryptography import x509
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
-        from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-    except ImportError as exc:  # pragma: no cover - cryptography is a dev dependency
-        raise ConfigError(
-            "making a local CA needs the 'cryptography' package (pip install cryptography), "
-            "or bring your own CA and node certificate"
-        ) from exc
-    now = dt.datetime.now(dt.UTC)
-    not_before, not_after = now - dt.timedelta(minutes=5), now + dt.timedelta(days=days)
-
-    ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, ca_name)])
-    ca_cert = (
-        x509.CertificateBuilder()
-        .subject_name(ca_subject)
-        .issuer_name(ca_subject)
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(not_before)
-        .not_valid_after(not_after)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=False,
-                content_commitment=False,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                key_cert_sign=True,
-                crl_sign=True,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
-        .sign(ca_key, hashes.SHA256())
-    )
-
+    ca_key, ca_cert = _ca(ca_name, days)
     node_key = ec.generate_private_key(ec.SECP256R1())
-    alt_names: list[x509.GeneralName] = [x509.DNSName(h) for h in hosts]
-    alt_names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in ips]
-    node_cert = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0] if hosts else ips[0])]))
-        .issuer_name(ca_subject)
-        .public_key(node_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(not_before)
-        .not_valid_after(not_after)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.SubjectAlternativeName(alt_names), critical=False)
-        .add_extension(
-            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
-            critical=False,
-        )
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
+    node_cert = _node_cert(ca_key, ca_cert, node_key, hosts, ips, days)
     return LocalPki(
         ca_cert_pem=ca_cert.public_bytes(serialization.Encoding.PEM),
         node_cert_pem=node_cert.public_bytes(serialization.Encoding.PEM),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness._reasoning import (
+from harness.expand import (
     REASONING_FORMATS,
     ReasoningFormat,
     after_marker,

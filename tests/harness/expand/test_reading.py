@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harness._expansion import EXPANSIONS, select_expansion
 from harness.cli import main
+from harness.expand import EXPANSIONS, select_expansion
 from indexer import Backend
 from indexer.data import load_dataset
 from tests._support import R2MED_DEMO

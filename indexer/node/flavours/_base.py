@@ -1,6 +1,6 @@
 """What a managed-node flavour is: its distribution, its plugins, and how its scripts are driven.
 
-A flavour is data, not code: :class:`~indexer._engine.ManagedNode` reads it to find
+A flavour is data, not code: :class:`~indexer.node.ManagedNode` reads it to find
 the archive, unpack it, install plugins, pick a Java, write the node's config file
 and start the node. Adding an engine flavour is one module and one registry line.
 """

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from indexer._version import ELASTICSEARCH_VERSION, ELASTICSEARCH_ZIP_SHA256
-from indexer.engines._base import EngineFlavour, MavenArtifact
+from indexer.node.flavours._base import EngineFlavour, MavenArtifact
 
 FLAVOUR = EngineFlavour(
     name="elasticsearch",

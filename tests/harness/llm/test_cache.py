@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from indexer import JsonCache, digest
+from harness.llm import JsonCache, digest
 
 
 def test_digest_is_length_prefixed() -> None:
@@ -32,7 +33,7 @@ def test_concurrent_threads_and_another_process(tmp_path: Path) -> None:
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda i: cache.put(digest("t", str(i)), i), range(200)))
     code = (
-        "from indexer import JsonCache, digest\n"
+        "from harness.llm import JsonCache, digest\n"
         f"c = JsonCache('gen', {str(tmp_path)!r})\n"
         "c.put(digest('t', 'from-child'), 'child')\n"
         "print(len(c))\n"
@@ -42,3 +43,19 @@ def test_concurrent_threads_and_another_process(tmp_path: Path) -> None:
     assert cache.get(digest("t", "from-child")) == "child"
     assert cache.get(digest("t", "199")) == 199
     cache.close()
+
+
+def test_a_cache_file_written_before_the_shared_store_is_read_and_extended(tmp_path: Path) -> None:
+    """The schema as JsonCache wrote it before indexer's SqliteStore existed: same file, table and version."""
+    old = sqlite3.connect(tmp_path / "gen.sqlite3", isolation_level=None)
+    old.execute("CREATE TABLE items (key BLOB PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
+    old.execute("PRAGMA user_version=1")
+    old.execute("INSERT INTO items VALUES (?, ?)", (bytes.fromhex(digest("t", "old")), '{"content": "kept"}'))
+    old.execute("INSERT INTO items VALUES (?, ?)", (bytes.fromhex(digest("t", "bad")), "{not json"))
+    old.close()
+    with JsonCache("gen", tmp_path) as cache:
+        assert cache.get_many([digest("t", "old"), digest("t", "bad")]) == {
+            digest("t", "old"): {"content": "kept"}
+        }
+        cache.put(digest("t", "bad"), "replaced")  # a damaged row is overwritten by the next put
+        assert cache.get(digest("t", "bad")) == "replaced" and len(cache) == 2

@@ -7,7 +7,7 @@ document joined by a separator into one text; the others = query and document en
 and their vectors averaged (then re-normalised, which keeps every ranking of an averaged unit vector
 under dot product).
 
-Reasoning models (:mod:`harness._reasoning`, a table keyed by model family): the trace is split off
+Reasoning models (:mod:`harness.expand._reasoning`, a table keyed by model family): the trace is split off
 and only the answer is searched with. Like R2MED's evaluation, an expansion set from a reasoning
 model is then used as HyDE's is, whatever its method: the answer alone for BM25, query and answer
 encoded separately for dense retrievers. The traces are kept for the records and the report; a text
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from harness._errors import RunError
-from harness._reasoning import ReasoningFormat, reasoning_format_for
+from harness.expand._reasoning import ReasoningFormat, reasoning_format_for
 from harness.results import ExpansionInfo, ReasoningSplit
 from indexer import ConfigError, Dataset
 

@@ -1,6 +1,6 @@
 """``harness engine start --docker``: one Elasticsearch container, through the Docker SDK.
 
-It behaves like the managed node (:mod:`indexer._engine`) where the CLI can tell: one node per name,
+It behaves like the managed node (:mod:`indexer.node._managed`) where the CLI can tell: one node per name,
 HTTP on ``127.0.0.1:<port>`` only, ``start`` waits on cluster health (never on a fixed sleep) and
 ``status``/``stop``/``logs`` act only on the container that ``start`` recorded. Unlike it, security is
 on: ``start`` makes a password for ``elastic`` (kept for later starts) and writes the URL and the
@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from indexer._connection import ConnectionSettings, Secret
-from indexer._engine import EngineConfig, ManagedNode, NodeStatus, _port_open
 from indexer._exceptions import ConnectionFailed, EngineError, NodeDiedError, PortInUseError
 from indexer._stack import NODE_CONNECTION_ENV, read_stack_env
 from indexer._version import ELASTICSEARCH_VERSION
 from indexer.backends import connect
+from indexer.node._config import NodeStatus
+from indexer.node._process import port_open
 
 DEFAULT_DOCKER_IMAGE = f"docker.elastic.co/elasticsearch/elasticsearch:{ELASTICSEARCH_VERSION}"
 #: label on every container and volume the harness creates: the node name
@@ -172,7 +173,7 @@ class DockerNode:
         if current.running:
             return current, False
         cfg = self.config
-        if _port_open(cfg.http_port):
+        if port_open(cfg.http_port):
             raise PortInUseError(
                 f"port {cfg.http_port} on 127.0.0.1 is already in use by something this harness did not start; "
                 "stop it, or choose another with --port"
@@ -340,25 +341,3 @@ def _write_private(path: Path, text: str) -> None:
 def _short(exc: BaseException) -> str:
     text = str(exc)
     return text if len(text) <= 300 else text[:300] + "…"
-
-
-def open_node(config: EngineConfig, client: Any | None = None) -> ManagedNode | DockerNode:
-    """The node last started under ``config.name``: the container when its record is the newer one."""
-    record = config.node_dir / "docker.json"
-    if not record.is_file():
-        return ManagedNode(config)
-    managed = [config.node_dir / "node.json", config.node_dir / "logs" / "console.log"]
-    managed_at = max((p.stat().st_mtime for p in managed if p.is_file()), default=0.0)
-    if managed_at > record.stat().st_mtime:
-        return ManagedNode(config)
-    try:
-        state = json.loads(record.read_text())
-    except (OSError, ValueError):
-        state = {}
-    docker_config = DockerEngineConfig(
-        state_dir=config.state_dir,
-        name=config.name,
-        http_port=int(state.get("http_port", config.http_port)),
-        image=str(state.get("image", DEFAULT_DOCKER_IMAGE)),
-    )
-    return DockerNode(docker_config, client)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from indexer._exceptions import ConfigError
-from indexer.engines import _elasticsearch, _opensearch
-from indexer.engines._base import EngineFlavour, MavenArtifact, PluginSpec
+from indexer.node.flavours import _elasticsearch, _opensearch
+from indexer.node.flavours._base import EngineFlavour, MavenArtifact, PluginSpec
 
 #: --engine name -> flavour; adding an engine is one module and one line here
 ENGINES: dict[str, EngineFlavour] = {f.name: f for f in (_elasticsearch.FLAVOUR, _opensearch.FLAVOUR)}

@@ -19,7 +19,7 @@ from indexer._version import (
     OPENSEARCH_VERSION,
     OPENSEARCH_ZIP_SHA256,
 )
-from indexer.engines._base import EngineFlavour, MavenArtifact, PluginSpec
+from indexer.node.flavours._base import EngineFlavour, MavenArtifact, PluginSpec
 
 KNN = PluginSpec(
     name="opensearch-knn",
