@@ -15,8 +15,10 @@ what replaces it, and its value goes where the new name's would.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,16 +102,43 @@ LlmKeyEnvOpt = Annotated[
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines: only the results.")]
 
 
+def in_panel(option: Any, panel: str, *, help: str | None = None, hidden: bool = False) -> Any:
+    """The typer option of ``option`` (an ``Annotated`` option of this module) in the help panel ``panel``
+    (``help``: a shorter text there; ``hidden``: not shown), to annotate with:
+    ``Annotated[str | None, in_panel(EmbedModelOpt, "Arms")]``."""
+    info = copy.copy(typing.get_args(option)[1])
+    info.rich_help_panel, info.hidden = panel, hidden or info.hidden
+    info.help = help or info.help
+    return info
+
+
+class SetEntry(str):
+    """A ``--set KEY=VALUE`` entry an old option handed on, with how the user wrote it (``written``), so
+    that a refusal of its value names the old option."""
+
+    written: str
+
+    def __new__(cls, text: str, written: str) -> SetEntry:
+        entry = super().__new__(cls, text)
+        entry.written = written
+        return entry
+
+
 @dataclass(frozen=True, slots=True)
 class Deprecated:
     """An old option kept for one release: its value goes to the parameter ``target``, or to ``--set
-    set_key=VALUE``. ``flag``: a switch (``--load`` style), not an option with a value."""
+    set_key=VALUE``. ``flag``: a switch (``--load`` style), not an option with a value; it sets
+    ``flag_value``. ``short``: its one-letter name (``-m``); ``multiple``: it may be repeated (its values
+    go on joined by commas)."""
 
     old: str
     target: str | None = None
     new: str | None = None  # how the replacement is spelled (default: --target, or --set set_key=VALUE)
     set_key: str | None = None
     flag: bool = False
+    flag_value: str = "true"
+    short: str | None = None
+    multiple: bool = False
 
     @property
     def param(self) -> str:
@@ -120,13 +149,14 @@ class Deprecated:
         if self.new is not None:
             return self.new
         if self.set_key is not None:
-            return f"--set {self.set_key}={'true' if self.flag else 'VALUE'}"
+            return f"--set {self.set_key}={self.flag_value if self.flag else 'VALUE'}"
         assert self.target is not None
         return "--" + self.target.replace("_", "-")
 
     def annotation(self) -> Any:
-        kind: Any = bool if self.flag else str | None
-        return Annotated[kind, typer.Option(self.old, hidden=True)]
+        kind: Any = bool if self.flag else (list[str] | None if self.multiple else str | None)
+        names = (self.old, self.short) if self.short else (self.old,)
+        return Annotated[kind, typer.Option(*names, hidden=True)]
 
 
 def warn_deprecated(old: str, replacement: str) -> None:
@@ -141,9 +171,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _apply(alias: Deprecated, value: Any, kwargs: dict[str, Any]) -> None:
     warn_deprecated(alias.old, alias.replacement)
+    if isinstance(value, list):
+        value = ",".join(value)
     if alias.set_key is not None:
-        text = "true" if alias.flag else str(value)
-        kwargs["settings"] = [*(kwargs.get("settings") or []), f"{alias.set_key}={text}"]
+        text = alias.flag_value if alias.flag else str(value)
+        written = alias.old if alias.flag else f"{alias.old} {value}"
+        kwargs["settings"] = [*(kwargs.get("settings") or []), SetEntry(f"{alias.set_key}={text}", written)]
         return
     assert alias.target is not None
     if kwargs.get(alias.target) not in (None, False, [], ()):
@@ -171,7 +204,7 @@ def with_deprecated(*aliases: Deprecated) -> Callable[[F], F]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             for alias in aliases:
                 value = kwargs.pop(alias.param, None)
-                if value not in (None, False):
+                if value not in (None, False, []):
                     _apply(alias, value, kwargs)
             return func(*args, **kwargs)
 
