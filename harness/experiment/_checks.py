@@ -85,8 +85,10 @@ def _sweep(exp: Experiment, given: set[str], origins: Origins) -> None:
         if sweep.arm is not None:
             raise origins.fail("sweep.arm", "names the arm to tune, so it needs {sweep.tune_on}")
         return
-    for name, parse in (("sweep.tune_on", parse_tune_on), ("sweep.grid", SweepSpec.parse)):
-        text = getattr(sweep, name.split(".")[1])
+    for name, text, parse in (
+        ("sweep.tune_on", sweep.tune_on, parse_tune_on),
+        ("sweep.grid", sweep.grid, SweepSpec.parse),
+    ):
         try:
             parse(text) if text is not None else None
         except ConfigError as exc:

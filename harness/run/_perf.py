@@ -27,7 +27,7 @@ from harness.run._outcome import DatasetOutcome, DatasetPerformance
 from harness.run._plan import PlannedArm
 from harness.run._sites import ArmSite, Sites
 from harness.sinks import METRIC_SINKS, MetricTarget
-from harness.strategies import FusedArm, QueryInput, SearchArm, Vector
+from harness.strategies import FusedArm, QueryInput, SearchArm, TemplateArm, Vector
 from indexer import Backend, CachedEmbedder, Capabilities, ConnectionSettings, connect
 
 
@@ -131,7 +131,8 @@ def _operations(
     a stored template is rendered by the engine's template endpoint, not replayed here)."""
     ops: dict[str, tuple[Operation, str]] = {}
     for arm in outcome.plan.arms:
-        if arm.searched and not getattr(arm.spec, "stored_template", None):
+        stored = isinstance(arm.spec, TemplateArm) and arm.spec.stored_template is not None
+        if arm.searched and not stored:
             site = sites.by_arm[arm.spec.name]
             qids = tuple(q.qid for q in inputs[arm.name])
             ops[arm.name] = (SearchOperation(site.backend, site.index, qids, bodies_of[arm.name]), "")

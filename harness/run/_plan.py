@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness._expansion import Expansion, select_expansion
+from harness.eval import FusionSpec
 from harness.experiment import Experiment, identity
 from harness.strategies import ARMS, MODES, Arm, FusedArm, RerankedArm, SearchArm, TemplateArm
 from indexer import (
@@ -32,6 +33,16 @@ from indexer import (
 )
 
 RERANK_SUFFIX = ">rerank"
+
+
+def _files(exp: Experiment, ds: Dataset) -> Dataset:
+    """The judgments the dataset (or ``data.qrels``) came with."""
+    return ds
+
+
+#: how each judgments source (``judgments.source``, :data:`harness.experiment.JUDGMENT_SOURCES`) judges a
+#: loaded dataset: today the files it came with; an LLM judge or click logs register here
+JUDGMENTS: dict[str, Callable[[Experiment, Dataset], Dataset]] = {"files": _files}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +102,11 @@ class DatasetPlan:
     def weighted_arms(self) -> list[PlannedArm]:
         """Search arms whose bodies need lexical/vector weights (the in-engine weighted sum)."""
         return [a for a in self.search_arms if isinstance(a.spec, SearchArm) and a.spec.needs_weights]
+
+    def fusion_of(self, arm: PlannedArm, default: FusionSpec) -> FusionSpec:
+        """The fusion of a fused arm: its own, else the run's (``default``)."""
+        assert isinstance(arm.spec, FusedArm)
+        return arm.spec.fusion or default
 
     @property
     def takes_run_fusion(self) -> bool:
@@ -160,7 +176,8 @@ def needs_vectors(arms: Sequence[Arm]) -> bool:
 
 def load_datasets(exp: Experiment) -> list[Dataset]:
     if exp.data.queries is not None and exp.data.qrels is not None:
-        return [judged_dataset(exp.datasets[0], exp.data.queries, exp.data.qrels)]
+        judged = judged_dataset(exp.datasets[0], exp.data.queries, exp.data.qrels)
+        return [JUDGMENTS[exp.judgments.source](exp, judged)]
     specs = [s for d in exp.datasets for s in resolve_specs(d)]
     try:
         datasets = [load_dataset(s, split=exp.data.split, revision=exp.data.revision) for s in specs]
@@ -175,7 +192,7 @@ def load_datasets(exp: Experiment) -> list[Dataset]:
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise ConfigError(f"the same dataset was given twice: expected each dataset once, found {names}")
-    return datasets
+    return [JUDGMENTS[exp.judgments.source](exp, ds) for ds in datasets]
 
 
 def rerank_inputs(exp: Experiment, arms: Sequence[Arm]) -> tuple[str, ...]:

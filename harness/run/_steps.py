@@ -52,7 +52,7 @@ def _fuse(executor: Executor, dsplan: DatasetPlan, searcher: Searcher, outcome: 
             outcome.targets[arm.name] = ArmTarget(fusion=str(arm.spec.fusion), inputs=arm.inputs)
     primary = dsplan.primary_fused
     if primary is not None:
-        outcome.fusion = getattr(primary.spec, "fusion", None) or exp.fusion
+        outcome.fusion = dsplan.fusion_of(primary, exp.fusion)
     task = sweep_task(exp, dsplan)
     if task is None:
         return

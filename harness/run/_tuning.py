@@ -98,8 +98,7 @@ def sweep_task(exp: Experiment, dsplan: DatasetPlan) -> SweepTask | None:
     arm, tune = swept(exp, dsplan), exp.tuning
     if arm is None or tune is None:
         return None
-    fusion = getattr(arm.spec, "fusion", None) or exp.fusion
-    grid = sweep_grid(exp.grid, fusion, exp.sweep.params)
+    grid = sweep_grid(exp.grid, dsplan.fusion_of(arm, exp.fusion), exp.sweep.params)
     also = tuple(
         SweptArm(a.name, a.inputs) for a in dsplan.fused_arms if a.spec.name == arm.spec.name and a != arm
     )
