@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.experiment import EXPERIMENT_MODE, experiment
+from harness.experiment import EXPERIMENT_MODE, experiment, identity
 from harness.strategies import FusedArm
 from indexer import ConfigError
 from tests._support import REPO
@@ -149,3 +149,16 @@ def test_a_file_takes_every_capability_from_its_tables(tmp_path: Path) -> None:
     exp = experiment(_write(tmp_path, text))
     assert exp.load_options is not None and exp.load_options.iterations == 1
     assert exp.expansion.method == "hyde" and exp.rerank_spec is not None and exp.rerank_spec.depth == 20
+
+
+def test_the_shipped_mode_example_is_the_readmes_first_command_tuned() -> None:
+    exp = experiment(REPO / "examples" / "experiment-mode.toml")
+    flags = experiment(
+        values={
+            "mode": "hybrid",
+            "data.datasets": ["sample"],
+            "sweep.tune_on": "kfold:5",
+            "output.records": "jsonl",
+        }
+    )
+    assert identity(exp) == identity(flags) and exp.load_options is None and exp.ann.recall
