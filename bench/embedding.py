@@ -452,7 +452,8 @@ def bench_ndcg(backends: tuple[str, ...] = BACKENDS, *, progress: bool = True) -
     """
     from _common import engine
 
-    from harness.run import RunConfig, run
+    from harness.experiment import experiment
+    from harness.run import run
     from indexer import ConnectionSettings, load_dataset
 
     rows: dict[str, dict[str, Any]] = {}
@@ -463,13 +464,15 @@ def bench_ndcg(backends: tuple[str, ...] = BACKENDS, *, progress: bool = True) -
         print(f"engine: {es.description}", file=sys.stderr)
         for backend in backends:
             data = _scifact_copy(Path(folder) / f"scifact-{backend}")
-            config = RunConfig(
-                mode="vector",
-                datasets=(str(data),),
-                embed_backend=backend,
-                output=Path(folder) / "runs" / backend,
-                records=("jsonl",),
-                progress=progress,
+            config = experiment(
+                values={
+                    "mode": "vector",
+                    "data.datasets": [str(data)],
+                    "embedding.backend": backend,
+                    "output.dir": str(Path(folder) / "runs" / backend),
+                    "output.records": ["jsonl"],
+                    "output.quiet": not progress,
+                }
             )
             _, results = run(config, settings)
             result = results.datasets[data.name]

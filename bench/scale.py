@@ -114,18 +114,21 @@ def stage_index(workdir: Path, backend: str, url: str) -> dict[str, Any]:
 
 
 def stage_query(workdir: Path, backend: str, url: str, arm: str) -> dict[str, Any]:
-    from harness.run import RunConfig, run
+    from harness.experiment import experiment
+    from harness.run import run
     from indexer import ConnectionSettings
 
     settings = ConnectionSettings.resolve() if os.environ.get("ES_URL") else ConnectionSettings(url=url)
     names = tuple(str(workdir / "data" / name) for name, _, _ in _synth.R2MED_SHAPE)
-    config = RunConfig(
-        mode=arm,
-        datasets=names,
-        embed_backend=backend,
-        output=workdir / "runs" / arm,
-        records=("jsonl",),
-        progress=False,
+    config = experiment(
+        values={
+            "mode": arm,
+            "data.datasets": list(names),
+            "embedding.backend": backend,
+            "output.dir": str(workdir / "runs" / arm),
+            "output.records": ["jsonl"],
+            "output.quiet": True,
+        }
     )
     started = time.perf_counter()
     _, results = run(config, settings)

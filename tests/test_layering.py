@@ -124,21 +124,6 @@ def test_the_product_never_imports_a_dev_only_package() -> None:
 # --------------------------------------------------------------- import cycles and private names
 
 #: import edges (importer, imported) that close a cycle today, inside harness/run only:
-#: removed by the one-pipeline change (issue 20, item 1), which rewrites harness/run
-PIPELINE_CYCLE_EDGES = frozenset(
-    {
-        ("harness.run._execute", "harness.run._perf"),  # TYPE_CHECKING: DatasetPerformance
-        ("harness.run._sum_kfold", "harness.run._execute"),  # TYPE_CHECKING: Executor
-    }
-)
-#: (file, expression) where a module reaches into another module's private names:
-#: removed by the one-pipeline change (run/_perf.py drives Executor's private methods)
-PIPELINE_PRIVATE_CALLS = frozenset(
-    {
-        ("harness/run/_perf.py", "executor._query_inputs"),
-        ("harness/run/_perf.py", "executor._context"),
-    }
-)
 #: underscore names that are public API: the namedtuple methods
 PUBLIC_UNDERSCORE = frozenset({"_asdict", "_fields", "_make", "_replace"})
 
@@ -221,9 +206,6 @@ def test_no_import_cycle_not_even_under_type_checking() -> None:
     not decided which module is below the other, whether or not Python happens to import it."""
     modules = _modules()
     graph = {name: _imported_modules(name, path, modules) for name, path in modules.items()}
-    for importer, imported in PIPELINE_CYCLE_EDGES:
-        assert imported in graph[importer], f"{importer} -> {imported} is gone: drop it from the allowlist"
-        graph[importer].discard(imported)
     assert _cycles(graph) == []
 
 
@@ -285,11 +267,5 @@ def test_no_module_reaches_into_another_modules_private_names() -> None:
         for path in modules.values()
         for line, what in _private_uses(path, modules)
     }
-    gone = PIPELINE_PRIVATE_CALLS - set(found)
-    assert not gone, f"no longer found (drop them from the allowlist): {sorted(gone)}"
-    wrong = sorted(
-        f"{where}:{line}: {what}"
-        for (where, what), line in found.items()
-        if (where, what) not in PIPELINE_PRIVATE_CALLS
-    )
+    wrong = sorted(f"{where}:{line}: {what}" for (where, what), line in found.items())
     assert wrong == []

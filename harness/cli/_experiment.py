@@ -1,121 +1,120 @@
-"""``harness run --experiment FILE [--queries F --qrels F]``: the experiment options of ``harness run``.
+"""``harness run``'s flags as experiment keys: which key each flag sets, how it was written, and the hidden
+old flags (one release of grace, each now a ``--set`` or a renamed option).
 
-:func:`with_experiment` gives a command these options. Given ``--experiment``, the experiment file's
-arms run (with the command's ``--output``, ``--records``, ``--progress``, msearch and connection
-options) instead of the mode's; otherwise the command runs as it is.
+The command only collects what was given (every option defaults to None: "not given"); the experiment
+builder (:func:`harness.experiment.experiment`) does the rest, so ``harness run MODE [flags]``,
+``--experiment FILE`` and ``--set KEY=VALUE`` fill one typed experiment, checked once.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Any
 
-import typer
+from harness.cli._options import Deprecated
+from harness.experiment import Experiment, experiment
 
-from harness._search import SearchOptions
-from harness.cli._common import CONNECTION_OPTIONS, connection_settings, console
-from harness.experiment import load_experiment, run_experiment
-from harness.inspect import dataset_tables, print_table
-from harness.strategies import MODES
-from indexer import ConfigError
+#: the key each visible flag of ``harness run`` sets (the run command's parameter -> (flag, key))
+FLAGS: dict[str, tuple[str, str]] = {
+    "mode": ("MODE", "mode"),
+    "dataset": ("--dataset", "data.datasets"),
+    "queries": ("--queries", "data.queries"),
+    "qrels": ("--qrels", "data.qrels"),
+    "split": ("--split", "data.split"),
+    "embed_model": ("--embed-model", "embedding.model"),
+    "expansion": ("--expansion", "expansion.method"),
+    "rerank": ("--rerank", "rerank.model"),
+    "fusion": ("--fusion", "fusion"),
+    "tune_on": ("--tune-on", "sweep.tune_on"),
+    "load": ("--load", "load.enabled"),
+    "ann_sweep": ("--ann-sweep", "ann.sweep"),
+    "output": ("--output", "output.dir"),
+    "records": ("--records", "output.records"),
+    "quiet": ("--quiet", "output.quiet"),
+    "wide": ("--wide", "output.wide"),
+    "url": ("--url", "connection.url"),
+    "username": ("--username", "connection.username"),
+    "password": ("--password", "connection.password"),
+    "api_key": ("--api-key", "connection.api_key"),
+    "ca_cert": ("--ca-cert", "connection.ca_cert"),
+    "insecure": ("--insecure", "connection.verify_certs"),
+    "config": ("--config", "connection.config"),
+}
+#: flags whose value is never shown in a refusal
+SECRET = frozenset({"password", "api_key"})
 
-ExperimentOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--experiment", help="Run this experiment file's arms (TOML: templates, indices, judgments)."
-    ),
-]
-QueriesOpt = Annotated[
-    Path | None,
-    typer.Option("--queries", help="With --experiment: your queries (JSONL {_id,text} or TSV id<TAB>text)."),
-]
-QrelsOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--qrels", help="With --queries: their judgments (TREC qrels, TSV/CSV, Quepid CSV, RRE JSON)."
-    ),
-]
-#: (name, annotation) of the options this adds, all defaulting to None
-EXPERIMENT_OPTIONS: tuple[tuple[str, Any], ...] = (
-    ("experiment", ExperimentOpt),
-    ("queries", QueriesOpt),
-    ("qrels", QrelsOpt),
+#: the flags ``harness run`` had before the experiment model, kept hidden for one release
+DEPRECATED: tuple[Deprecated, ...] = (
+    Deprecated("--model", "embed_model", short="-m"),
+    Deprecated("--base-url", set_key="embedding.url"),
+    Deprecated("--api-key-env", set_key="embedding.key_env"),
+    Deprecated("--embed-backend", set_key="embedding.backend"),
+    Deprecated("--query-prompt", set_key="embedding.query_prompt"),
+    Deprecated("--document-prompt", set_key="embedding.document_prompt"),
+    Deprecated("--trust-remote-code", set_key="embedding.trust_remote_code", flag=True),
+    Deprecated("--revision", set_key="data.revision"),
+    Deprecated("--sweep-fusion", set_key="sweep.grid"),
+    Deprecated("--rerank-arm", set_key="rerank.arms", kind=list[str]),
+    Deprecated("--depth", set_key="search.depth"),
+    Deprecated("--num-candidates", set_key="search.num_candidates"),
+    Deprecated("--batch-size", set_key="search.batch_size"),
+    Deprecated("--concurrency", set_key="search.concurrency"),
+    Deprecated("--timeout", set_key="search.timeout"),
+    Deprecated("--max-retries", set_key="search.max_retries"),
+    Deprecated("--bm25", set_key="index.bm25"),
+    Deprecated("--lexical-field", set_key="index.lexical_field"),
+    Deprecated("--analysis", set_key="index.analysis"),
+    Deprecated("--mapping", set_key="index.mapping"),
+    Deprecated("--field-map", set_key="index.field_map"),
+    Deprecated("--test", set_key="stats.test"),
+    Deprecated("--seed", set_key="stats.seed"),
+    Deprecated("--clients", set_key="load.clients"),
+    Deprecated("--duration", set_key="load.duration"),
+    Deprecated("--iterations", set_key="load.iterations"),
+    Deprecated("--target-throughput", set_key="load.target_throughput"),
+    Deprecated("--warmup", set_key="load.warmup"),
+    Deprecated("--load-timeout", set_key="load.timeout"),
+    Deprecated("--ann-recall", set_key="ann.recall", flag=True),
+    Deprecated("--no-ann-recall", set_key="ann.recall", flag=True, value=False),
+    Deprecated("--ann-index-types", set_key="ann.index_types"),
+    Deprecated("--ann-candidates", set_key="ann.candidates"),
+    Deprecated("--records-url", set_key="output.records_url"),
+    Deprecated("--progress", set_key="output.quiet", flag=True, value=False),
+    Deprecated("--no-progress", set_key="output.quiet", new="--quiet", flag=True),
 )
 
-#: the command's options an experiment takes (the others are the experiment file's to set)
-TAKEN = frozenset(
-    {"mode", "output", "records", "progress", "batch_size", "concurrency", "timeout", "max_retries"}
-    | {name for name, _, _ in CONNECTION_OPTIONS}
-)
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def with_experiment(func: F) -> F:
-    """Give ``harness run`` the experiment options (listed after its others)."""
-    signature = inspect.signature(func, eval_str=True)
-    params = list(signature.parameters.values())
-    defaults = {p.name: p.default for p in params}
-    extra = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation)
-        for name, annotation in EXPERIMENT_OPTIONS
-    ]
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        path, queries, qrels = (kwargs.pop(name, None) for name, _ in EXPERIMENT_OPTIONS)
-        if path is None and queries is None and qrels is None and kwargs.get("mode"):
-            return func(*args, **kwargs)
-        given = [
-            name
-            for name, default in defaults.items()
-            if name not in TAKEN and kwargs.get(name, default) != default
-        ]
-        if given:
-            flags = ", ".join("--" + name.replace("_", "-") for name in given)
-            raise ConfigError(
-                f"an experiment takes its settings from its file: expected none of {flags} with it"
-            )
-        return run_experiment_command(path, (queries, qrels), kwargs)
-
-    wrapper.__signature__ = signature.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]
-    return wrapper  # type: ignore[return-value]
+def _written(param: str, flag: str, value: Any) -> str:
+    """How the user wrote a flag (a secret's value never shown)."""
+    if param in SECRET or isinstance(value, bool):
+        return flag
+    if isinstance(value, list | tuple):
+        return " ".join(f"{flag} {v}" for v in value)
+    return f"{flag} {value}"
 
 
-def run_experiment_command(
-    path: Path | None, judged: tuple[Path | None, Path | None], flags: dict[str, Any]
-) -> None:
-    """The experiment at ``path`` with the command's ``flags`` (edge options, msearch, connection)."""
-    mode = flags.get("mode")
-    if path is None and mode:
-        raise ConfigError(
-            "--queries and --qrels go with --experiment FILE, whose arms name the index to search"
-        )
-    if path is None or mode:
-        raise ConfigError(
-            f"expected a mode ({', '.join(MODES)}) or --experiment FILE, exactly one, "
-            f"found {'both' if mode else 'neither'}"
-        )
-    queries, qrels = judged
-    if (queries is None) != (qrels is None):
-        raise ConfigError("expected --queries and --qrels together (your queries and their judgments)")
-    conn = connection_settings(**{name: flags.get(name, default) for name, _, default in CONNECTION_OPTIONS})
-    search = SearchOptions(flags["batch_size"], flags["concurrency"], flags["timeout"], flags["max_retries"])
-    exp = load_experiment(
-        path,
-        judged=(queries, qrels) if queries is not None and qrels is not None else None,
-        output=flags.get("output"),
-        records=flags.get("records"),
-        progress=flags.get("progress", True),
-        search=search,
-    )
-    run_dir, results = run_experiment(exp, conn, console=console)
-    for name, ds in results.datasets.items():
-        for table in dataset_tables(name, ds):
-            print_table(table, console)
-    console.print(
-        f"\nrun directory: {run_dir}  (results.json, report.md, per_query.jsonl, runs/, records.jsonl)"
-    )
+def _value(param: str, value: Any) -> Any:
+    if param == "insecure":
+        return False if value else None  # --insecure: do not verify certificates
+    if isinstance(value, bool):
+        return True if value else None  # a switch not given is not given
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def flag_values(given: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
+    """``{key: (value, as written)}`` of the flags given (``given``: the command's parameters)."""
+    out: dict[str, tuple[Any, str]] = {}
+    for param, (flag, key) in FLAGS.items():
+        value = _value(param, given.get(param))
+        if value is not None:
+            out[key] = (value, _written(param, flag, given[param]))
+    return out
+
+
+def experiment_of(given: Mapping[str, Any], file: Path | None, settings: Sequence[str] | None) -> Experiment:
+    """The experiment ``harness run`` was asked for: ``file`` (if any) under the flags, under ``--set``."""
+    names = {key: flag for param, (flag, key) in FLAGS.items() if param != "mode"}
+    return experiment(file, flags=flag_values(given), settings=settings or (), flag_names=names)

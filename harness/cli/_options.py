@@ -227,6 +227,29 @@ def with_panels(panels: Mapping[str, Sequence[str]]) -> Callable[[F], F]:
     return decorate
 
 
+def in_panel(option: Any, panel: str, *, help: str | None = None, hidden: bool = False) -> Any:
+    """The typer option of ``option`` (an ``Annotated`` option of this module, or an option itself) in the
+    help panel ``panel`` (``help``: a shorter text there; ``hidden``: not shown), to annotate with:
+    ``Annotated[str | None, in_panel(EmbedModelOpt, "Arms")]``."""
+    found = option if isinstance(option, typer.models.ParameterInfo) else get_args(option)[1]
+    info = copy.copy(found)
+    info.rich_help_panel, info.hidden = panel, hidden or info.hidden
+    info.help = help or info.help
+    return info
+
+
+class SetEntry(str):
+    """A ``--set KEY=VALUE`` entry an old option handed on, with how the user wrote it (``written``), so
+    that a refusal of its value names the old option."""
+
+    written: str
+
+    def __new__(cls, text: str, written: str) -> SetEntry:
+        entry = super().__new__(cls, text)
+        entry.written = written
+        return entry
+
+
 @dataclass(frozen=True, slots=True)
 class Deprecated:
     """An old option kept for one release: its value goes to the parameter ``target``, or to ``--set
@@ -257,7 +280,7 @@ class Deprecated:
         if self.new is not None:
             return self.new
         if self.set_key is not None:
-            return f"--set {self.set_key}={'true' if self.flag else 'VALUE'}"
+            return f"--set {self.set_key}={_setting(self.value) if self.flag else 'VALUE'}"
         assert self.target is not None
         return "--" + self.target.replace("_", "-")
 
@@ -274,11 +297,19 @@ def warn_deprecated(old: str, replacement: str) -> None:
     )
 
 
+def _setting(value: Any) -> str:
+    """A value as ``--set`` spells it: booleans as TOML's true/false, repeated values joined by commas."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
 def _apply(alias: Deprecated, value: Any, kwargs: dict[str, Any]) -> None:
     warn_deprecated(alias.spelled, alias.replacement)
     if alias.set_key is not None:
-        text = "true" if alias.flag else str(value)
-        kwargs["settings"] = [*(kwargs.get("settings") or []), f"{alias.set_key}={text}"]
+        text = _setting(alias.value if alias.flag else value)
+        written = alias.old if alias.flag else f"{alias.old} {_setting(value)}"
+        kwargs["settings"] = [*(kwargs.get("settings") or []), SetEntry(f"{alias.set_key}={text}", written)]
         return
     assert alias.target is not None
     if kwargs.get(alias.target) not in (None, False, [], ()):
@@ -306,7 +337,7 @@ def with_deprecated(*aliases: Deprecated) -> Callable[[F], F]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             for alias in aliases:
                 value = kwargs.pop(alias.param, None)
-                if value not in (None, False):
+                if value not in (None, False, []):
                     _apply(alias, value, kwargs)
             return func(*args, **kwargs)
 

@@ -64,7 +64,7 @@ from ._stats import (
     paired_t_test,
     randomization_test,
 )
-from ._sum import tune_sum_weights, weighted_sum_run
+from ._sum import RATIOS, tune_sum_weights, weighted_sum_run
 from ._types import Qrels, Run, rank, sort_run, top_k
 
 __all__ = [
@@ -77,6 +77,7 @@ __all__ = [
     "OVERLAP_K",
     "PARAM_WEIGHTS",
     "PRIMARY_MEASURE",
+    "RATIOS",
     "RBO_P",
     "RBO_VARIANT",
     "STAT_TESTS",

@@ -150,7 +150,7 @@ class FusionSpec:
             if not self.weights:
                 raise ConfigError(
                     f"fusion {method.name} needs weights, e.g. '{method.name}:weights=0.3/0.7' "
-                    "(one per arm, in arm order), or tune them with --tune-on train"
+                    "(one per arm, in arm order), or tune them held out (on a train split or k folds)"
                 )
             weights = tuple(float(w) for w in self.weights)
             if any(w < 0 for w in weights) or not any(w > 0 for w in weights):

@@ -1,15 +1,100 @@
-"""Experiments: your own arms (query templates over any index, on any cluster), fused arms, and your
-own queries and judgments, from one TOML file (``harness run --experiment FILE``).
+"""The experiment: one typed record of everything ``harness run`` is asked to do, and the one way to build it.
 
-    exp = load_experiment("examples/experiment.toml")
-    run_dir, results = run_experiment(exp, ConnectionSettings.resolve())
+    exp = experiment("examples/experiment.toml", settings=["search.batch_size=64"])
+    exp = experiment(values={"mode": "hybrid", "data.datasets": ["sample"]})
+    run_dir, results = harness.run.run(exp)
 
-* :mod:`._config`: :class:`ExperimentConfig`, read and validated once (errors at ``FILE: key.path``);
-* :mod:`._execute`: render every body, check every index, search, fuse, score;
-* :mod:`._runner`: connect, place the arms, then the run's assemble and publish steps.
+* :mod:`._tables`: one frozen dataclass per concern (data, connection, index, embedding, expansion, rerank,
+  sweep, load, ann, search, stats, output, judgments); each field is a dotted key with its default, once;
+* :mod:`._model`: :class:`Experiment` (a mode's built-in arms or the file's own ``[[arms]]``, and the tables);
+* :mod:`._sources`: the three sources (a TOML file, the command line's flags, ``--set KEY=VALUE``);
+* :mod:`._build` and :mod:`._checks`: one validation, every refusal named as the user wrote it;
+* :mod:`._arms`: ``[[arms]]``, ``[[fused]]`` and ``[sweep.params]``.
 """
 
-from harness.experiment._config import ExperimentConfig, load_experiment
-from harness.experiment._runner import run_experiment
+from __future__ import annotations
 
-__all__ = ["ExperimentConfig", "load_experiment", "run_experiment"]
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.experiment._build import KEYS, Layer, build, describe_keys
+from harness.experiment._checks import arm_names
+from harness.experiment._model import (
+    DEFAULT_SUM_WEIGHTS,
+    EXPERIMENT_MODE,
+    Experiment,
+    arms_identity,
+    identity,
+)
+from harness.experiment._sources import LEGACY, flag_layer, read_file, set_layer, value_layer
+from harness.experiment._tables import (
+    JUDGMENT_SOURCES,
+    MAX_CANDIDATES,
+    MAX_DEPTH,
+    TABLES,
+    AnnTable,
+    ConnectionTable,
+    DataTable,
+    EmbeddingTable,
+    ExpansionTable,
+    IndexTable,
+    JudgmentsTable,
+    LoadTable,
+    OutputTable,
+    RerankTable,
+    SearchTable,
+    StatsTable,
+    SweepTable,
+)
+
+
+def experiment(
+    file: Path | str | None = None,
+    *,
+    flags: Mapping[str, tuple[Any, str]] | None = None,
+    settings: Sequence[str] = (),
+    values: Mapping[str, Any] | None = None,
+    flag_names: Mapping[str, str] | None = None,
+) -> Experiment:
+    """The experiment of ``file`` (if any), overridden by ``flags`` (``{key: (value, as written)}``), ``settings``
+    (``--set KEY=VALUE`` entries) and ``values`` (Python values by dotted key)."""
+    layers = [flag_layer(flags or {}), set_layer(settings), value_layer(values or {})]
+    return build(read_file(file) if file is not None else None, layers, flags=flag_names)
+
+
+__all__ = [
+    "DEFAULT_SUM_WEIGHTS",
+    "EXPERIMENT_MODE",
+    "JUDGMENT_SOURCES",
+    "KEYS",
+    "LEGACY",
+    "MAX_CANDIDATES",
+    "MAX_DEPTH",
+    "TABLES",
+    "AnnTable",
+    "ConnectionTable",
+    "DataTable",
+    "EmbeddingTable",
+    "ExpansionTable",
+    "Experiment",
+    "IndexTable",
+    "JudgmentsTable",
+    "Layer",
+    "LoadTable",
+    "OutputTable",
+    "RerankTable",
+    "SearchTable",
+    "StatsTable",
+    "SweepTable",
+    "arm_names",
+    "arms_identity",
+    "build",
+    "describe_keys",
+    "experiment",
+    "flag_layer",
+    "identity",
+    "read_file",
+    "set_layer",
+    "value_layer",
+]

@@ -47,12 +47,12 @@ class RerankSpec:
         if not sep or kind not in ("cross", "bi"):
             kind, model = "", body
         if not model:
-            raise ConfigError(f"expected --rerank MODEL[@DEPTH] (e.g. minilm@100), found {text!r}")
+            raise ConfigError(f"expected MODEL[@DEPTH] (e.g. minilm@100), found {text!r}")
         try:
             n = int(depth) if depth else DEFAULT_DEPTH
         except ValueError:
             raise ConfigError(
-                f"expected a number of documents after the last @ in --rerank, found {depth!r} (a hub "
+                f"expected a number of documents after the last @, found {depth!r} (a hub "
                 "model's revision goes before the depth: MODEL@REVISION@DEPTH)"
             ) from None
         if not 1 <= n <= 1000:

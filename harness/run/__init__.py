@@ -1,50 +1,46 @@
-"""``harness run``: a typed config, and four steps (plan, execute, assemble, publish).
+"""``harness run``: one pipeline under every run (plan, execute, checkpoint, assemble, publish).
 
-    config = RunConfig(mode="hybrid", datasets=("sample",))
-    run_dir, results = run(config, ConnectionSettings.resolve())
+    exp = experiment(values={"mode": "hybrid", "data.datasets": ["sample"]})   # harness.experiment
+    run_dir, results = run(exp)
 
-* :mod:`._config`: :class:`RunConfig`, validated once;
-* :mod:`._plan`: datasets, arms (by what the engine can do), model, run directory;
-* :mod:`._execute`: index, embed, search (checkpointed), fuse, score;
-* :mod:`._perf`: after the relevance pass, ANN recall of the vector arms, the load phase (``--load``)
-  and the ANN sweep (``--ann-sweep``), and their metric records;
+* :mod:`._plan`: datasets, arms (a mode's, by what the engine can do, or the file's own), models, run directory;
+* :mod:`._sites`: where each arm searches (cluster, index, model); the dataset's index built where needed;
+* :mod:`._execute`, :mod:`._arms`, :mod:`._steps`: search (every body rendered first), tune, fuse, rerank, score;
+* :mod:`._checkpoints`: the one checkpoint store of a run directory (config-hash guarded);
+* :mod:`._tuning`: what held-out tuning (:mod:`harness.sweep`) asks of the engine;
+* :mod:`._perf`: ANN recall, the load phase and the ANN sweep, and their metric records;
 * :mod:`._assemble`: typed :class:`~harness.results.RunResults`;
 * :mod:`._publish`: the run directory's files (``WRITERS``) and the records (``SINKS``).
 """
 
 from harness.run._assemble import assemble, scores_and_intervals, start_manifest
-from harness.run._config import EXPERIMENT_MODE, MAX_DEPTH, RunConfig
-from harness.run._execute import DatasetOutcome, fuse_arm_runs
+from harness.run._checkpoints import MANIFEST_FILE, Checkpoints
+from harness.run._execute import Executor, fuse_arm_runs
+from harness.run._outcome import DatasetOutcome, DatasetPerformance
 from harness.run._plan import DatasetPlan, PlannedArm, RunPlan, load_datasets, plan_run
-from harness.run._publish import MANIFEST_FILE, REPORT_FILE, WRITERS, Publication, publish, write_manifest
-from harness.run._runner import check_resume, embedder_for, run
-from harness.run._sweep import SweepOutcome, check_protocol, held_out_runs, kfold_selection, score_matrix
+from harness.run._publish import REPORT_FILE, WRITERS, Publication, publish, write_manifest
+from harness.run._runner import run
+from harness.run._sites import embedder_for
 
 __all__ = [
-    "EXPERIMENT_MODE",
     "MANIFEST_FILE",
-    "MAX_DEPTH",
     "REPORT_FILE",
     "WRITERS",
+    "Checkpoints",
     "DatasetOutcome",
+    "DatasetPerformance",
     "DatasetPlan",
+    "Executor",
     "PlannedArm",
     "Publication",
-    "RunConfig",
     "RunPlan",
-    "SweepOutcome",
     "assemble",
-    "check_protocol",
-    "check_resume",
     "embedder_for",
     "fuse_arm_runs",
-    "held_out_runs",
-    "kfold_selection",
     "load_datasets",
     "plan_run",
     "publish",
     "run",
-    "score_matrix",
     "scores_and_intervals",
     "start_manifest",
     "write_manifest",

@@ -27,16 +27,19 @@ from harness.results import (
     DatasetInfo,
     DatasetResult,
     EngineInfo,
+    HeldOutSweep,
     Manifest,
     ModelInfo,
     PaperBaseline,
     Percentiles,
     RunResults,
+    SweepFold,
+    TuningChoices,
 )
-from harness.run._execute import DatasetOutcome
+from harness.run._outcome import DatasetOutcome
 from harness.run._perf import performance_settings, with_performance
 from harness.run._plan import RunPlan
-from harness.run._sweep import held_out_sweep, tuning_choices
+from harness.sweep import SweepOutcome
 from indexer import Capabilities, ConnectionSettings, __version__
 
 
@@ -53,11 +56,12 @@ def git_sha() -> str | None:
 def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabilities) -> Manifest:
     """The manifest written when the run starts (status ``running``)."""
     spec = plan.model
+    exp = plan.experiment
     return Manifest(
         run_id=plan.run_id,
         config_hash=plan.config_hash,
         created=datetime.now(UTC).isoformat(),
-        mode=plan.config.mode,
+        mode=exp.label,
         engine=EngineInfo(settings.redacted(), caps),
         datasets={
             p.dataset.name: DatasetInfo(
@@ -75,7 +79,7 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
         harness_version=__version__,
         git_sha=git_sha(),
         python=platform.python_version(),
-        fusion=plan.config.fusion_spec if any(p.fused_arms for p in plan.datasets) else None,
+        fusion=exp.fusion if any(p.takes_run_fusion for p in plan.datasets) else None,
         model=ModelInfo(
             spec.model_id,
             spec.revision,
@@ -124,7 +128,7 @@ def arm_result(
 
 def comparisons(plan: RunPlan, outcomes: Sequence[DatasetOutcome]) -> list[Comparison]:
     """Paired tests of every arm against the arms it declares (Holm-corrected together, over datasets)."""
-    cfg = plan.config
+    stats = plan.experiment.stats
     per_query = {
         o.dataset.name: {arm: ev.per_query[PRIMARY_MEASURE.key] for arm, ev in o.evaluations.items()}
         for o in outcomes
@@ -135,7 +139,7 @@ def comparisons(plan: RunPlan, outcomes: Sequence[DatasetOutcome]) -> list[Compa
     if not pairs:
         return []
     return compare_arms(
-        per_query, pairs, measure=PRIMARY_MEASURE.key, test=cfg.test, alpha=cfg.alpha, seed=cfg.seed
+        per_query, pairs, measure=PRIMARY_MEASURE.key, test=stats.test, alpha=stats.alpha, seed=stats.seed
     )
 
 
@@ -158,6 +162,8 @@ def dataset_result(outcome: DatasetOutcome, tests: Sequence[Comparison], seed: i
     }
     for arm in weighted & set(arms) if outcome.sum_fold_weights else ():
         arms[arm] = replace(arms[arm], fold_weights=outcome.sum_fold_weights)
+    for arm, target in outcome.targets.items():
+        arms[arm] = replace(arms[arm], target=target)
     sweep = outcome.sweep
     return DatasetResult(
         arms=arms,
@@ -176,16 +182,55 @@ def dataset_result(outcome: DatasetOutcome, tests: Sequence[Comparison], seed: i
 def assemble(plan: RunPlan, outcomes: Sequence[DatasetOutcome], manifest: Manifest) -> RunResults:
     """The run's typed results; the manifest is marked complete."""
     tests = comparisons(plan, outcomes)
+    exp, seed = plan.experiment, plan.experiment.stats.seed
     finished = replace(
         manifest,
         status="complete",
         finished=datetime.now(UTC).isoformat(),
-        fusion_tuned={o.dataset.name: o.fusion for o in outcomes if plan.config.tune_on and o.fusion},
-        tuning={o.dataset.name: tuning_choices(o.sweep, plan.config.seed) for o in outcomes if o.sweep},
-        **performance_settings(plan.config, outcomes),
+        fusion_tuned={o.dataset.name: o.fusion for o in outcomes if exp.sweep.tune_on and o.fusion},
+        tuning={o.dataset.name: tuning_choices(o.sweep, seed) for o in outcomes if o.sweep},
+        **performance_settings(exp, outcomes),
     )
     datasets = {
-        o.dataset.name: with_performance(dataset_result(o, tests, plan.config.seed), o.performance)
-        for o in outcomes
+        o.dataset.name: with_performance(dataset_result(o, tests, seed), o.performance) for o in outcomes
     }
     return RunResults(datasets=datasets, manifest=finished)
+
+
+def tuning_choices(sweep: SweepOutcome, seed: int) -> TuningChoices:
+    """The manifest's record of the sweep: grid, protocol, seed and each fold's choice."""
+    folds = tuple(
+        SweepFold(
+            fold=f.fold + 1,
+            chosen=sweep.configurations[f.chosen].params,
+            choose_queries=f.choose_queries,
+            held_out_queries=len(f.held_out),
+            choose_score=round(f.choose_score, 6),
+            held_out_score=round(f.held_out_score, 6),
+        )
+        for f in sweep.selection.folds
+    )
+    return TuningChoices(
+        arm=sweep.arm,
+        grid=str(sweep.grid),
+        tune_on=str(sweep.tune_on),
+        seed=seed,
+        configurations=sweep.selection.configurations,
+        measure=PRIMARY_MEASURE.key,
+        folds=folds,
+        every_value=sweep.grid.canonical(),
+    )
+
+
+def held_out_sweep(sweep: SweepOutcome, arm: ArmResult, seed: int) -> HeldOutSweep:
+    """The dataset's sweep record: the arm's held-out score and interval, and the in-sample best."""
+    key = PRIMARY_MEASURE.key
+    return HeldOutSweep(
+        arm=sweep.arm,
+        measure=key,
+        held_out=arm.metrics[key],
+        ci95=arm.ci95[key],
+        in_sample_best=round(sweep.selection.in_sample_score, 6),
+        in_sample_config=sweep.configurations[sweep.selection.in_sample_best].params,
+        choices=tuning_choices(sweep, seed),
+    )

@@ -2,15 +2,15 @@
 
 Every arm's bodies are rebuilt from the plan the relevance pass ran (the same strategies, the
 same query inputs: texts and cached query vectors), so the load phase replays exactly what
-was scored. Search arms replay one ``_search`` per query; a client-side fused arm replays one
-``_msearch`` of its inputs' searches per query (its fusion is client work, timed in the
-relevance pass); reranked arms have no load (the reranker is local model work).
+was scored. Search arms (built-in and template arms) replay one ``_search`` per query on their own
+site; a client-side fused arm replays one ``_msearch`` of its inputs' searches per query (its fusion is
+client work, timed in the relevance pass); reranked arms have no load (the reranker is local model work).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,30 +19,16 @@ import numpy as np
 from rich.console import Console
 
 from harness.ann import DocumentVectors, SweepInputs, ann_recall, document_vectors, run_sweep
-from harness.load import (
-    LoadOptions,
-    LoadRun,
-    MultiSearchOperation,
-    Operation,
-    SearchOperation,
-    run_load,
-    summarize,
-)
-from harness.results import (
-    AnnPointRecord,
-    AnnRecall,
-    AnnSweep,
-    DatasetResult,
-    LoadResult,
-    LoadSampleRecord,
-    MetricRecord,
-    RunResults,
-)
-from harness.run._config import RunConfig
-from harness.run._execute import DatasetOutcome, Executor
+from harness.experiment import Experiment
+from harness.load import LoadOptions, MultiSearchOperation, Operation, SearchOperation, run_load, summarize
+from harness.results import AnnPointRecord, DatasetResult, LoadSampleRecord, MetricRecord, RunResults
+from harness.run._arms import QueryInputs, bodies, context
+from harness.run._outcome import DatasetOutcome, DatasetPerformance
+from harness.run._plan import PlannedArm
+from harness.run._sites import ArmSite, Sites
 from harness.sinks import METRIC_SINKS, MetricTarget
-from harness.strategies import FusedArm, QueryInput, SearchArm, Vector
-from indexer import Backend, ConnectionSettings, connect
+from harness.strategies import FusedArm, QueryInput, SearchArm, TemplateArm, Vector
+from indexer import Backend, CachedEmbedder, Capabilities, ConnectionSettings, connect
 
 
 class EngineOpener:
@@ -75,69 +61,85 @@ class EngineOpener:
         self._opened.clear()
 
 
-#: the sweep's own load when the run has no --load: one pass over the queries, one client
+#: the sweep's own load when the run has no load phase: one pass over the queries, one client
 SWEEP_LOAD = LoadOptions(clients=1, iterations=1, warmup_s=1.0)
 
 
-@dataclass(slots=True)
-class DatasetPerformance:
-    """What the performance phases measured on one dataset."""
-
-    load: dict[str, LoadResult] = field(default_factory=dict)
-    ann: dict[str, AnnRecall] = field(default_factory=dict)
-    sweep: AnnSweep | None = None
-    samples: dict[str, LoadRun] = field(default_factory=dict)  # arm -> every request (metrics records)
+def wanted(exp: Experiment) -> bool:
+    return exp.load.enabled or exp.ann.recall or exp.ann.sweep
 
 
-def wanted(cfg: RunConfig) -> bool:
-    return cfg.load is not None or cfg.ann_recall or cfg.ann_sweep is not None
-
-
-def _arm_inputs(executor: Executor, outcome: DatasetOutcome) -> dict[str, list[QueryInput]]:
+def _arm_inputs(outcome: DatasetOutcome, sites: Sites) -> dict[str, list[QueryInput]]:
     """Each search arm's query inputs, as the relevance pass built them (query vectors from the cache)."""
-    labels: dict[str, Any] = {}
-    for arm in outcome.plan.search_arms:
-        labels.setdefault(arm.expansion.label if arm.expansion else "", arm.expansion)
-    cache = {label: executor._query_inputs(outcome.dataset, exp, {}) for label, exp in labels.items()}
-    return {arm.name: cache[arm.expansion.label if arm.expansion else ""] for arm in outcome.plan.search_arms}
+    inputs = QueryInputs(outcome.dataset, {})
+    return {
+        a.name: inputs.of(a.expansion, sites.by_arm[a.spec.name].embedder) for a in outcome.plan.search_arms
+    }
 
 
 def _bodies(
-    executor: Executor, outcome: DatasetOutcome, inputs: Mapping[str, list[QueryInput]]
+    exp: Experiment, outcome: DatasetOutcome, sites: Sites, inputs: Mapping[str, list[QueryInput]]
 ) -> dict[str, tuple[dict[str, Any], ...]]:
     # the in-engine sum is timed with the weights it ran with (k-fold: the first fold's)
-    ctx = executor._context(outcome.sum_weights or next(iter(outcome.sum_fold_weights), None))
+    weights = outcome.sum_weights or next(iter(outcome.sum_fold_weights), None)
     out = {}
     for arm in outcome.plan.search_arms:
-        assert isinstance(arm.spec, SearchArm)
-        strategy = arm.spec.strategy(ctx)
-        out[arm.name] = tuple(strategy.body(q) for q in inputs[arm.name])
+        site = sites.by_arm[arm.spec.name]
+        out[arm.name] = tuple(bodies(arm, context(exp, site, weights), site, inputs[arm.name]))
     return out
 
 
-def _operations(
-    backend: Backend,
+def _site(outcome: DatasetOutcome, sites: Sites, name: str) -> ArmSite:
+    """The site of the arm ``name`` of this run (an expanded variant searches where its arm does)."""
+    spec = next(a.spec.name for a in outcome.plan.arms if a.name == name)
+    return sites.by_arm[spec]
+
+
+def _fused_operation(
     outcome: DatasetOutcome,
+    arm: PlannedArm,
+    sites: Sites,
     inputs: Mapping[str, list[QueryInput]],
-    bodies: Mapping[str, tuple[dict[str, Any], ...]],
+    bodies_of: Mapping[str, tuple[dict[str, Any], ...]],
+) -> tuple[Operation, str] | None:
+    """A client-side fused arm: one msearch of its inputs' searches per query (all on one site), or None."""
+    if any(n not in bodies_of for n in arm.inputs):
+        return None
+    where = {(_site(outcome, sites, n).backend.url, _site(outcome, sites, n).index) for n in arm.inputs}
+    if len(where) != 1:
+        return None
+    site = _site(outcome, sites, arm.inputs[0])
+    first = inputs[arm.inputs[0]]
+    per_query = tuple(tuple(bodies_of[name][i] for name in arm.inputs) for i in range(len(first)))
+    note = (
+        f"one msearch of its inputs' searches ({', '.join(arm.inputs)}) per query; the client-side "
+        "fusion after it is not included (timed in the relevance pass)"
+    )
+    op = MultiSearchOperation(
+        site.backend, site.index, tuple(q.qid for q in first), per_query, f"msearch({'+'.join(arm.inputs)})"
+    )
+    return op, note
+
+
+def _operations(
+    outcome: DatasetOutcome,
+    sites: Sites,
+    inputs: Mapping[str, list[QueryInput]],
+    bodies_of: Mapping[str, tuple[dict[str, Any], ...]],
 ) -> dict[str, tuple[Operation, str]]:
+    """What the load phase replays per arm (reranked arms have none: the reranker is local model work;
+    a stored template is rendered by the engine's template endpoint, not replayed here)."""
     ops: dict[str, tuple[Operation, str]] = {}
     for arm in outcome.plan.arms:
-        if isinstance(arm.spec, SearchArm):
+        stored = isinstance(arm.spec, TemplateArm) and arm.spec.stored_template is not None
+        if arm.searched and not stored:
+            site = sites.by_arm[arm.spec.name]
             qids = tuple(q.qid for q in inputs[arm.name])
-            ops[arm.name] = (SearchOperation(backend, outcome.index, qids, bodies[arm.name]), "")
+            ops[arm.name] = (SearchOperation(site.backend, site.index, qids, bodies_of[arm.name]), "")
         elif isinstance(arm.spec, FusedArm):
-            first = inputs[arm.inputs[0]]
-            per_query = tuple(tuple(bodies[name][i] for name in arm.inputs) for i in range(len(first)))
-            name = f"msearch({'+'.join(arm.inputs)})"
-            note = (
-                f"one msearch of its inputs' searches ({', '.join(arm.inputs)}) per query; the client-side "
-                "fusion after it is not included (timed in the relevance pass)"
-            )
-            ops[arm.name] = (
-                MultiSearchOperation(backend, outcome.index, tuple(q.qid for q in first), per_query, name),
-                note,
-            )
+            found = _fused_operation(outcome, arm, sites, inputs, bodies_of)
+            if found is not None:
+                ops[arm.name] = found
     return ops
 
 
@@ -150,47 +152,55 @@ def _vector_arms(outcome: DatasetOutcome) -> list[str]:
 
 
 def run_performance(
-    executor: Executor, outcome: DatasetOutcome, open_engine: Callable[[], Backend], console: Console
+    exp: Experiment,
+    outcome: DatasetOutcome,
+    embedder: CachedEmbedder | None,
+    caps: Capabilities,
+    console: Console,
 ) -> DatasetOutcome:
     """``outcome`` with its performance phases measured (when the run asks for any)."""
-    if wanted(executor.config):
+    if wanted(exp) and outcome.sites is not None:
 
         def say(line: str) -> None:
             console.print(line, highlight=False, markup=False)
 
-        outcome.performance = measure(executor, outcome, open_engine, say)
+        outcome.performance = measure(exp, outcome, outcome.sites, embedder, caps, say)
     return outcome
 
 
 def measure(
-    executor: Executor,
+    exp: Experiment,
     outcome: DatasetOutcome,
-    open_engine: Callable[[], Backend],
+    sites: Sites,
+    embedder: CachedEmbedder | None,
+    caps: Capabilities,
     say: Callable[[str], None],
 ) -> DatasetPerformance:
     """ANN recall of the vector arms, then each arm's load phase, then the sweep (each as configured)."""
-    cfg = executor.config
     perf = DatasetPerformance()
-    inputs = _arm_inputs(executor, outcome)
-    vector_arms = _vector_arms(outcome) if executor.embedder is not None else []
+    inputs = _arm_inputs(outcome, sites)
+    vector_arms = _vector_arms(outcome) if embedder is not None else []
     docs: DocumentVectors | None = None
-    if vector_arms and (cfg.ann_recall or cfg.ann_sweep is not None):
-        assert executor.embedder is not None
-        docs = document_vectors(executor.embedder, outcome.dataset)
-    if docs is not None and cfg.ann_recall:
+    if vector_arms and (exp.ann.recall or exp.ann.sweep):
+        assert embedder is not None
+        docs = document_vectors(embedder, outcome.dataset)
+    if docs is not None and exp.ann.recall:
         for name in vector_arms:
             qids = [q.qid for q in inputs[name]]
             vectors = np.asarray([q.vector for q in inputs[name]], dtype=np.float32)
-            perf.ann[name] = ann_recall(outcome.runs[name].run, qids, vectors, docs, (10, cfg.depth))
+            perf.ann[name] = ann_recall(outcome.runs[name].run, qids, vectors, docs, (10, exp.search.depth))
             say(f"{outcome.dataset.name} {name}: ANN recall {perf.ann[name].recall}")
-    if cfg.load is not None:
-        bodies = _bodies(executor, outcome, inputs)
-        for name, (op, note) in _operations(open_engine(), outcome, inputs, bodies).items():
-            say(f"load phase: {outcome.dataset.name} {name} ({op.name}, {cfg.load.describe()})")
-            run = run_load(op, cfg.load)
+    load = exp.load_options
+    if load is not None:
+        for name, (op, note) in _operations(
+            outcome, sites, inputs, _bodies(exp, outcome, sites, inputs)
+        ).items():
+            say(f"load phase: {outcome.dataset.name} {name} ({op.name}, {load.describe()})")
+            run = run_load(op, load)
             perf.samples[name] = run
             perf.load[name] = summarize(run, note)
-    if cfg.ann_sweep is not None and docs is not None:
+    sweep = exp.ann_sweep
+    if sweep is not None and docs is not None:
         plain = next(n for n in vector_arms if not n.count("+"))
         sweep_inputs = SweepInputs(
             outcome.dataset.name,
@@ -199,19 +209,20 @@ def measure(
             np.asarray([q.vector for q in inputs[plain]], dtype=np.float32),
             outcome.dataset.qrels,
         )
-        settings = cfg.ann_sweep.resolve(executor.caps)
-        perf.sweep = run_sweep(open_engine(), sweep_inputs, settings, cfg.load or SWEEP_LOAD, say=say)
+        backend = _site(outcome, sites, plain).backend
+        perf.sweep = run_sweep(backend, sweep_inputs, sweep.resolve(caps), load or SWEEP_LOAD, say=say)
     return perf
 
 
 # ---------------------------------------------------------------------------- results and records
 
 
-def performance_settings(config: RunConfig, outcomes: Sequence[DatasetOutcome]) -> dict[str, Any]:
+def performance_settings(exp: Experiment, outcomes: Sequence[DatasetOutcome]) -> dict[str, Any]:
     """The manifest's record of the performance phases (``load``, ``ann_sweep``), for reproducing them."""
     sweeps = [o.performance.sweep for o in outcomes if o.performance is not None and o.performance.sweep]
+    load = exp.load_options
     return {
-        "load_phase": config.load.settings() if config.load is not None else None,
+        "load_phase": load.settings() if load is not None else None,
         "ann_sweep": sweeps[0].settings if sweeps else None,
     }
 

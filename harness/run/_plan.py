@@ -1,23 +1,25 @@
-"""Plan: which datasets, which arms (by what the engine can do), which model, which run directory.
+"""Plan: which datasets, which arms (by what the engine can do), which models, which run directory.
 
-Planning loads and validates every dataset and expansion before anything is sent to
-the engine, so a typo in the last ``--dataset`` fails in a second, not after an hour of
-indexing. The config hash (the run directory's default name) covers everything that
-changes results: the config's identity, the data fingerprints and the model.
+Planning loads and validates every dataset and expansion before anything is sent to the engine, so a
+typo in the last dataset fails in a second, not after an hour of indexing. The arms are a mode's built-in
+arms or the experiment file's own; either way each one is planned the same way (an expanded variant per
+expansion, a reranked arm per rerank). The config hash (the run directory's default name) covers
+everything that changes results: the experiment's identity, the data fingerprints, the engine and models.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.eval import FusionSpec
 from harness.expand import Expansion, select_expansion
-from harness.run._config import RunConfig
-from harness.strategies import ARMS, MODES, Arm, FusedArm, RerankedArm, SearchArm
+from harness.experiment import Experiment, identity
+from harness.strategies import ARMS, MODES, Arm, FusedArm, RerankedArm, SearchArm, TemplateArm
 from indexer import (
     KNN,
     Capabilities,
@@ -25,9 +27,22 @@ from indexer import (
     DataError,
     Dataset,
     ModelSpec,
+    judged_dataset,
     load_dataset,
     resolve_specs,
 )
+
+RERANK_SUFFIX = ">rerank"
+
+
+def _files(exp: Experiment, ds: Dataset) -> Dataset:
+    """The judgments the dataset (or ``data.qrels``) came with."""
+    return ds
+
+
+#: how each judgments source (``judgments.source``, :data:`harness.experiment.JUDGMENT_SOURCES`) judges a
+#: loaded dataset: today the files it came with; an LLM judge or click logs register here
+JUDGMENTS: dict[str, Callable[[Experiment, Dataset], Dataset]] = {"files": _files}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +67,18 @@ class PlannedArm:
         """The arms this one is tested against: its spec's, or for an expanded arm the same arm without it."""
         return (self.spec.name,) if self.expansion is not None else self.spec.compare_to
 
+    @property
+    def searched(self) -> bool:
+        """Whether the engine answers it (a built-in search arm or a template arm)."""
+        return isinstance(self.spec, SearchArm | TemplateArm)
+
+    @property
+    def own(self) -> bool:
+        """Whether it is one of the experiment file's own arms (its target is recorded)."""
+        return isinstance(self.spec, TemplateArm) or (
+            isinstance(self.spec, FusedArm) and self.spec.fusion is not None
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class DatasetPlan:
@@ -61,7 +88,7 @@ class DatasetPlan:
 
     @property
     def search_arms(self) -> list[PlannedArm]:
-        return [a for a in self.arms if isinstance(a.spec, SearchArm)]
+        return [a for a in self.arms if a.searched]
 
     @property
     def fused_arms(self) -> list[PlannedArm]:
@@ -76,12 +103,27 @@ class DatasetPlan:
         """Search arms whose bodies need lexical/vector weights (the in-engine weighted sum)."""
         return [a for a in self.search_arms if isinstance(a.spec, SearchArm) and a.spec.needs_weights]
 
+    def fusion_of(self, arm: PlannedArm, default: FusionSpec) -> FusionSpec:
+        """The fusion of a fused arm: its own, else the run's (``default``)."""
+        assert isinstance(arm.spec, FusedArm)
+        return arm.spec.fusion or default
+
+    @property
+    def takes_run_fusion(self) -> bool:
+        """Whether a fused arm takes the run's fusion (the built-in hybrid has none of its own)."""
+        return any(isinstance(a.spec, FusedArm) and a.spec.fusion is None for a in self.arms)
+
+    @property
+    def primary_fused(self) -> PlannedArm | None:
+        """The fused arm a sweep chooses on (the one named, else the first searched without an expansion)."""
+        return next((a for a in self.fused_arms if a.expansion is None), None)
+
 
 @dataclass(frozen=True, slots=True)
 class RunPlan:
-    config: RunConfig
+    experiment: Experiment
     datasets: tuple[DatasetPlan, ...]
-    model: ModelSpec | None
+    model: ModelSpec | None  # the built-in arms' embedding model (the first arm's for the file's arms)
     identity: dict[str, Any]
     config_hash: str
     run_dir: Path
@@ -120,14 +162,25 @@ def mode_arms(mode: str, caps: Capabilities) -> tuple[list[Arm], list[str]]:
     return arms, notices
 
 
+def experiment_arms(exp: Experiment, caps: Capabilities) -> tuple[list[Arm], list[str]]:
+    """The experiment's arms: its mode's built-in ones (probe-gated), or the file's own."""
+    if exp.mode is not None:
+        return mode_arms(exp.mode, caps)
+    fused: list[Arm] = list(exp.fused)
+    return [*exp.arms, *fused], []
+
+
 def needs_vectors(arms: Sequence[Arm]) -> bool:
     return any(isinstance(a, SearchArm) and a.needs_vector for a in arms)
 
 
-def load_datasets(config: RunConfig) -> list[Dataset]:
-    specs = [s for d in config.datasets for s in resolve_specs(d)]
+def load_datasets(exp: Experiment) -> list[Dataset]:
+    if exp.data.queries is not None and exp.data.qrels is not None:
+        judged = judged_dataset(exp.datasets[0], exp.data.queries, exp.data.qrels)
+        return [JUDGMENTS[exp.judgments.source](exp, judged)]
+    specs = [s for d in exp.datasets for s in resolve_specs(d)]
     try:
-        datasets = [load_dataset(s, split=config.split, revision=config.revision) for s in specs]
+        datasets = [load_dataset(s, split=exp.data.split, revision=exp.data.revision) for s in specs]
     except DataError as exc:
         if any(s.lower().startswith("r2med") for s in specs):
             raise DataError(
@@ -139,61 +192,85 @@ def load_datasets(config: RunConfig) -> list[Dataset]:
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise ConfigError(f"the same dataset was given twice: expected each dataset once, found {names}")
-    return datasets
+    return [JUDGMENTS[exp.judgments.source](exp, ds) for ds in datasets]
 
 
-RERANK_SUFFIX = ">rerank"
-
-
-def rerank_inputs(config: RunConfig, arms: Sequence[Arm]) -> tuple[str, ...]:
-    """The arms ``--rerank`` re-scores: those named, or the mode's main arm (the arm named like the mode)."""
-    if config.rerank is None:
+def rerank_inputs(exp: Experiment, arms: Sequence[Arm]) -> tuple[str, ...]:
+    """The arms the rerank re-scores: those named, else the main arm (the arm named like the mode; of the
+    file's arms, the first fused one, else the first)."""
+    if exp.rerank.model is None:
         return ()
-    return config.rerank_arms or (config.mode,)
+    if exp.rerank.arms:
+        return exp.rerank.arms
+    if exp.mode is not None:
+        return (exp.mode,)
+    return (next((a.name for a in arms if isinstance(a, FusedArm)), arms[0].name),)
 
 
-def _dataset_plan(ds: Dataset, arms: Sequence[Arm], config: RunConfig) -> DatasetPlan:
-    expansion = select_expansion(ds, config.expansion) if config.expansion else None
+def _dataset_plan(ds: Dataset, arms: Sequence[Arm], exp: Experiment) -> DatasetPlan:
+    expansion = select_expansion(ds, exp.expansion.method) if exp.expansion.method else None
     variants = [None, expansion] if expansion is not None else [None]
-    planned = [PlannedArm(_variant(a.name, exp), a, exp) for exp in variants for a in arms]
+    planned = [PlannedArm(_variant(a.name, e), a, e) for e in variants for a in arms]
     names = {a.name for a in planned}
-    for source in rerank_inputs(config, arms):
+    for source in rerank_inputs(exp, arms):
         if source not in names:
             raise ConfigError(
-                f"expected --rerank-arm to name an arm of this run ({sorted(names)}), found {source!r}"
+                f"expected the arm to rerank to be an arm of this run ({sorted(names)}), found {source!r}"
             )
         planned.append(PlannedArm(source + RERANK_SUFFIX, RerankedArm(source + RERANK_SUFFIX, source)))
     return DatasetPlan(ds, expansion, tuple(planned))
 
 
-def plan_run(
-    config: RunConfig,
+def plan_identity(
+    exp: Experiment,
+    plans: Sequence[DatasetPlan],
     caps: Capabilities,
-    model: ModelSpec | None,
-    reranker: dict[str, str] | None = None,
+    models: Mapping[str, ModelSpec],
+    reranker: Mapping[str, str] | None,
+    analysis: str,
+) -> dict[str, Any]:
+    """The experiment's identity with what it resolved to: data, expansions, engine, analysis, models."""
+    ident = identity(exp)
+    ident["fingerprints"] = {p.dataset.name: p.dataset.fingerprint.combined for p in plans}
+    chosen = {p.dataset.name: p.expansion for p in plans if p.expansion is not None}
+    if chosen:  # a regenerated expansion set is another run, never a resumed one
+        ident["expansions"] = {name: e.content_sha256 for name, e in chosen.items()}
+    # the same flags on another engine (or with another analysis chain) are another run, never a resume
+    ident["engine"] = {"product": caps.flavour, "version": caps.version}
+    if exp.mode is not None:
+        # (experiments with their own arms recorded their models per arm and no chain: their hash stays)
+        ident["analysis"] = analysis
+        model = models.get("")
+        if model is not None:
+            # id, revision (+ backend and precision off the torch fp32 reference, so old runs keep their hash)
+            ident["model"] = {**model.identity(), "query_prompt": model.query_prompt}
+            if model.document_prompt:  # it builds another index (empty: the hash runs made before had)
+                ident["model"]["document_prompt"] = model.document_prompt
+    else:
+        ident["models"] = {
+            name: {**m.identity(), "query_prompt": m.query_prompt} for name, m in models.items() if name
+        }
+    spec = exp.rerank_spec
+    if reranker is not None and spec is not None:
+        ident["rerank"] = {**reranker, "depth": spec.depth}
+    return ident
+
+
+def plan_run(
+    exp: Experiment,
+    caps: Capabilities,
+    models: Mapping[str, ModelSpec],
+    reranker: Mapping[str, str] | None = None,
     *,
     analysis: str = "",
 ) -> RunPlan:
-    """Load the data and decide the arms; ``model`` is the embedding model when the arms need one,
-    ``reranker`` the identity of the ``--rerank`` model, ``analysis`` the chain the indices use."""
-    arms, notices = mode_arms(config.mode, caps)
-    datasets = load_datasets(config)
-    plans = tuple(_dataset_plan(ds, arms, config) for ds in datasets)
-    identity = config.identity()
-    identity["fingerprints"] = {d.name: d.fingerprint.combined for d in datasets}
-    chosen = {p.dataset.name: p.expansion for p in plans if p.expansion is not None}
-    if chosen:  # a regenerated expansion set is another run, never a resumed one
-        identity["expansions"] = {name: exp.content_sha256 for name, exp in chosen.items()}
-    # the same flags on another engine (or with another analysis chain) are another run, never a resume
-    identity["engine"] = {"product": caps.flavour, "version": caps.version}
-    identity["analysis"] = analysis
-    if model is not None:
-        # id, revision (+ backend and precision off the torch fp32 reference, so old runs keep their hash)
-        identity["model"] = {**model.identity(), "query_prompt": model.query_prompt}
-        if model.document_prompt:  # it builds another index (empty: the hash runs made before had)
-            identity["model"]["document_prompt"] = model.document_prompt
-    if reranker is not None and config.rerank_spec is not None:
-        identity["rerank"] = {**reranker, "depth": config.rerank_spec.depth}
-    config_hash = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:10]
-    run_dir = config.output or Path("runs") / f"{config.mode}-{config_hash}"
-    return RunPlan(config, plans, model, identity, config_hash, run_dir, tuple(notices), analysis)
+    """Load the data and decide the arms; ``models``: the embedding model of each arm that embeds queries
+    (``""``: the built-in arms' model), ``reranker`` the reranker's identity, ``analysis`` the indices' chain."""
+    arms, notices = experiment_arms(exp, caps)
+    plans = tuple(_dataset_plan(ds, arms, exp) for ds in load_datasets(exp))
+    ident = plan_identity(exp, plans, caps, models, reranker, analysis)
+    config_hash = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:10]
+    stem = f"-{exp.source.stem}" if exp.source is not None and exp.mode is None else ""
+    run_dir = exp.output.dir or Path("runs") / f"{exp.label}{stem}-{config_hash}"
+    model = models.get("") or next(iter(models.values()), None)
+    return RunPlan(exp, plans, model, ident, config_hash, run_dir, tuple(notices), analysis)

@@ -23,11 +23,11 @@ from harness.results import (
     trec_path,
 )
 from harness.run._assemble import arm_overlaps
-from harness.run._execute import DatasetOutcome
+from harness.run._checkpoints import MANIFEST_FILE
+from harness.run._outcome import DatasetOutcome
 from harness.sinks import SINKS, SinkTarget
 from indexer import Backend, write_json_atomic, write_jsonl_atomic, write_text_atomic
 
-MANIFEST_FILE = "manifest.json"
 REPORT_FILE = "report.md"
 
 

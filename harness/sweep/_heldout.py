@@ -1,6 +1,6 @@
 """Held-out selection: choose a configuration on some queries, score it on others.
 
-Two protocols, parsed from ``--tune-on`` by :func:`parse_tune_on`:
+Two protocols, parsed from ``sweep.tune_on`` (``--tune-on``) by :func:`parse_tune_on`:
 
 * ``train`` (any split name): choose on that split's queries, score on the evaluation split;
 * ``kfold`` / ``kfold:K`` (default 5): the evaluation queries split into K folds (seeded); for
@@ -55,14 +55,14 @@ def parse_tune_on(text: str) -> TuneOn:
     head, colon, tail = raw.partition(":")
     if head.lower() != KFOLD:
         if not raw or colon:
-            raise ConfigError(f"expected --tune-on SPLIT (e.g. train), kfold or kfold:K, found {text!r}")
+            raise ConfigError(f"expected SPLIT (e.g. train), kfold or kfold:K, found {text!r}")
         return TuneOn(split=raw)
     try:
         folds = int(tail) if colon else DEFAULT_FOLDS
     except ValueError:
-        raise ConfigError(f"expected --tune-on kfold:K with an integer K >= 2, found {text!r}") from None
+        raise ConfigError(f"expected kfold:K with an integer K >= 2, found {text!r}") from None
     if folds < 2:
-        raise ConfigError(f"expected --tune-on kfold:K with K >= 2, found {text!r}")
+        raise ConfigError(f"expected kfold:K with K >= 2, found {text!r}")
     return TuneOn(folds=folds)
 
 

@@ -1,4 +1,4 @@
-"""``SweepSpec``: the grid of a fusion sweep, parsed once from ``--sweep-fusion`` text.
+"""``SweepSpec``: the grid of a fusion sweep, parsed once from its text (``sweep.grid``).
 
 Grammar (axes separated by ``;``, values by ``,``; whitespace is ignored)::
 
@@ -30,7 +30,7 @@ AXIS_METHOD, AXIS_NORM, AXIS_WEIGHTS, AXIS_K = "method", "norm", "weights", "k"
 AXES = (AXIS_METHOD, AXIS_NORM, AXIS_WEIGHTS, AXIS_K)
 MAX_CONFIGURATIONS = 5000
 
-#: named grids: ``--sweep-fusion default`` and friends
+#: named grids: ``sweep.grid = "default"`` and friends
 NAMED_GRIDS: dict[str, str] = {
     "default": "method=rrf,combsum,combmnz,wsum;norm=min-max,zmuv,sum;weights=0.1..0.9/0.1;k=10,60,100",
     "weights": "method=wsum;weights=0.0..1.0/0.1",
@@ -41,7 +41,7 @@ Weights = tuple[float, ...]
 
 
 def _err(text: str, message: str) -> ConfigError:
-    return ConfigError(f"--sweep-fusion {text!r}: {message}")
+    return ConfigError(f"grid {text!r}: {message}")
 
 
 def _number(text: str, value: str, what: str) -> float:

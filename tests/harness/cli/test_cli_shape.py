@@ -23,17 +23,7 @@ RETIRED = ("--out", "--dir", "--user", "--model", "-m", "--base-url", "--api-key
 REVISION_HELP = get_args(RevisionOpt)[1].help
 #: `harness run` keeps its own names until its rewrite lands (issue 20 item 1, the run helper's change):
 #: each entry must still be found, so this empties as run's options change (and the test says which to drop)
-PENDING: dict[str, set[str]] = {
-    "retired": {
-        "harness run --model",
-        "harness run -m",
-        "harness run --base-url",
-        "harness run --api-key-env",
-    },
-    "revision": {"harness run --revision"},
-    "quiet": {"harness run --progress"},
-    "panels": {"harness run"},
-}
+PENDING: dict[str, set[str]] = {}
 
 
 def _leaves(command: click.Command, path: str) -> Iterator[tuple[str, click.Command]]:

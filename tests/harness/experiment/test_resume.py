@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from harness.results import RunResults, trec_path
+from harness.results import Manifest, RunResults, trec_path
 from indexer import ConnectionSettings, IndexOptions, build_index, connect, load_dataset
 from tests._support import REPO, scifact_subset
 
@@ -51,13 +51,13 @@ fusion = "rrf"
 #: the test's SIGKILL lands at a known point; every search it sends is a real one
 CHILD = """
 import sys, time
-import harness.experiment._execute as execute
-real = execute.search_arm
-def paused(arm, *args, **kwargs):
-    if arm.name == "second":
+import harness.run._execute as execute
+real = execute.search
+def paused(group, *args, **kwargs):
+    if group.arms[0].name == "second":
         time.sleep(600)
-    return real(arm, *args, **kwargs)
-execute.search_arm = paused
+    return real(group, *args, **kwargs)
+execute.search = paused
 from harness.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -157,7 +157,7 @@ def test_another_experiment_in_the_same_output_is_refused_and_writes_nothing(
     capsys.readouterr()
     assert main(_args(es_url, _experiment(tmp_path, cut, fused_with="third"), out)) == 2
     err = _said(capsys)
-    assert f"config hash {old}, this one " in err and "choose another --output" in err
+    assert f"config hash {old}, this one " in err and "choose another output directory" in err
     new = err.split("this one ")[1][:10]
     assert len(new) == 10 and new != old
     assert _files(out) == before
@@ -177,7 +177,7 @@ def test_a_killed_experiment_resumes_and_searches_only_the_missing_arms(
     child = subprocess.Popen([sys.executable, "-c", CHILD, *_args(es_url, exp, out)], cwd=REPO, env=env)
     try:
         deadline = time.monotonic() + 300
-        while not list(out.glob("arms/*/*/first-*.json")):
+        while not list(out.glob("arms/*/*/first.json")):
             assert child.poll() is None and time.monotonic() < deadline, (
                 "the first arm was never checkpointed"
             )
@@ -186,11 +186,11 @@ def test_a_killed_experiment_resumes_and_searches_only_the_missing_arms(
         child.send_signal(signal.SIGKILL)
         child.wait()
     killed_run = _searches(es_inspect) - before
-    assert not (out / "results.json").exists() and not (out / "manifest.json").exists()
-    assert len(list(out.glob("arms/*/*/*-*.json"))) == 1
-    # another experiment is refused by the checkpoints alone (no manifest yet)
+    assert not (out / "results.json").exists() and Manifest.load(out / "manifest.json").status == "running"
+    assert len(list(out.glob("arms/*/*/*.json"))) == 1
+    # another experiment is refused by the running manifest
     assert main(_args(es_url, _experiment(tmp_path, cut, fused_with="third"), out)) == 2
-    assert "holds a run of another experiment (config hash " in _said(capsys)
+    assert "holds a run of another configuration (config hash " in _said(capsys)
     code, resumed = _counted(es_inspect, _args(es_url, exp, out))
     assert code == 0
     assert f"resuming {out}: 1 arms reused" in _said(capsys)

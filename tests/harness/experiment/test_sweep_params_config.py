@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.experiment import load_experiment
-from harness.experiment._sweep import grid_of
-from harness.sweep import JointGrid, ParamAxis, SweepContext, SweepSpec, grid
+from harness.experiment import Experiment, experiment, identity
+from harness.sweep import JointGrid, ParamAxis, SweepContext, SweepSpec, grid, sweep_grid
 from indexer import ConfigError
 from tests._support import REPO
 
@@ -53,24 +52,31 @@ def _load(tmp_path: Path, text: str, grid_line: str = "") -> Path:
 
 
 def test_the_param_grid_is_typed_and_joins_the_fusion_grid(tmp_path: Path) -> None:
-    exp = load_experiment(_load(tmp_path, SWEPT, 'grid = "method=rrf,wsum;weights=0.2..0.8/0.3"'))
-    assert exp.params is not None
-    assert exp.params.axes == (
+    exp = experiment(_load(tmp_path, SWEPT, 'grid = "method=rrf,wsum;weights=0.2..0.8/0.3"'))
+    params = exp.sweep.params
+    assert params is not None
+    assert params.axes == (
         ParamAxis("boosted", "boost", (1, 2.5, 4)),
         ParamAxis("knn", "num_candidates", (50, 200)),
     )
-    assert exp.params.searches(10) == (3 + 2) * 10  # one search per distinct setting per query
-    spec = grid_of(exp)
+    assert params.searches(10) == (3 + 2) * 10  # one search per distinct setting per query
+    spec = _grid(exp)
     assert isinstance(spec, JointGrid)
     configs = grid(spec.specs(), SweepContext(("boosted", "knn"), "both", 50))
     assert len(configs) == 3 * 2 * (1 + 3)  # settings x (rrf + wsum at 3 weights)
     assert configs[0].params == {"params": "boosted.boost=1,knn.num_candidates=50", "fusion": "rrf:k=60"}
-    assert "sweep_params" in exp.identity()  # another param grid, another run directory
+    assert "sweep_params" in identity(exp)["experiment"]  # another param grid, another run directory
+
+
+def _grid(exp: Experiment) -> SweepSpec | JointGrid:
+    arm = exp.swept_arm
+    assert arm is not None and arm.fusion is not None
+    return sweep_grid(exp.grid, arm.fusion, exp.sweep.params)
 
 
 def test_a_param_grid_alone_keeps_the_fused_arms_fusion(tmp_path: Path) -> None:
-    exp = load_experiment(_load(tmp_path, SWEPT))
-    spec = grid_of(exp)
+    exp = experiment(_load(tmp_path, SWEPT))
+    spec = _grid(exp)
     assert isinstance(spec, JointGrid) and spec.fusion == SweepSpec.fixed(exp.fused[0].fusion)  # type: ignore[arg-type]
     configs = grid(spec.specs(), SweepContext(("boosted", "knn"), "both", 50))
     assert {c.params["fusion"] for c in configs} == {"wsum:norm=min-max,weights=0.3/0.7"} and len(
@@ -115,7 +121,7 @@ def test_each_param_grid_mistake_is_named_at_its_key_path(
     assert old in SWEPT
     path = _load(tmp_path, SWEPT.replace(old, new, 1))
     with pytest.raises(ConfigError) as err:
-        load_experiment(path)
+        experiment(path)
     assert str(err.value).startswith(f"{path}: "), err.value
     assert message in str(err.value), err.value
 
@@ -141,9 +147,10 @@ def test_a_bad_param_grid_stops_the_cli_before_anything_is_written(
 
 
 def test_the_shipped_sweep_example_reads() -> None:
-    exp = load_experiment(REPO / "examples" / "experiment-sweep.toml")
-    assert exp.params is not None and exp.swept == "fused"
-    assert [str(a) for a in exp.params.axes] == [
+    exp = experiment(REPO / "examples" / "experiment-sweep.toml")
+    params, swept = exp.sweep.params, exp.swept_arm
+    assert params is not None and swept is not None and swept.name == "fused"
+    assert [str(a) for a in params.axes] == [
         "boosted-bm25.title_boost=1,2,4",
         "boosted-bm25.title_match_weight=1,1.5",
         "knn.num_candidates=100,1000",

@@ -121,7 +121,7 @@ def test_cross_encoder_plumbing(
     [
         ("minilm@0", "between 1 and 1000"),
         ("minilm@x", "expected a number"),
-        ("@5", "expected --rerank MODEL"),
+        ("@5", r"expected MODEL\[@DEPTH\]"),
     ],
 )
 def test_bad_rerank_specs(text: str, message: str) -> None:

@@ -171,7 +171,7 @@ def test_hybrid_equals_ranx_fusion(hybrid_run: Path) -> None:
 
 def test_rerun_resumes_without_querying(hybrid_run: Path, data_dir: Path, engine_url: str) -> None:
     ckpts = sorted((hybrid_run / "arms").rglob("*.json"))
-    assert {p.stem for p in ckpts} == {"lexical", "vector", "hybrid-engine-sum"}
+    assert {p.stem for p in ckpts} == {"lexical", "vector", "hybrid-engine-sum"}  # (the manifest guards them)
     before = {p: p.stat().st_mtime_ns for p in ckpts}
     old = _results(hybrid_run)
     args = ["run", "hybrid", "--dataset", str(data_dir), "--output", str(hybrid_run), "--url", engine_url]
@@ -237,24 +237,24 @@ def test_expansion_hyde_on_r2med_format(es_url: str, tmp_path: Path) -> None:
     [
         (
             ["run", "hybrid", "--dataset", "sample", "--depth", "5"],
-            "expected --depth between 10 and 1000, found 5",
+            "--depth 5: expected 10..1000, found 5",
         ),
         (
             ["run", "lexical", "--dataset", "sample", "--tune-on", "train"],
-            "--tune-on tunes fusion weights, so it needs the hybrid mode",
+            "--tune-on train: tunes fusion weights, so it needs the hybrid mode",
         ),
         (
             ["run", "lexical", "--dataset", "sample", "--bm25", "bogus"],
-            "expected --bm25 in ['es', 'r2med'], found 'bogus'",
+            "--bm25 bogus: expected one of es, r2med, found 'bogus'",
         ),
         (
             ["run", "lexical", "--dataset", "sample", "--records", "kafka"],
-            "expected record sinks among jsonl, es",
+            "--records kafka: expected record sinks among jsonl, es",
         ),
-        (["run", "hybrid", "--dataset", "sample", "--fusion", "nosuch"], "nosuch"),
+        (["run", "hybrid", "--dataset", "sample", "--fusion", "nosuch"], "--fusion nosuch: "),
         (
             ["run", "sideways", "--dataset", "sample"],
-            "expected a mode in ['lexical', 'vector', 'hybrid'], found 'sideways'",
+            "MODE sideways: expected one of lexical, vector, hybrid, found 'sideways'",
         ),
     ],
 )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import harness.run._execute as execute
+import harness.run._arms as arms
 from harness._search import ArmRun
 from harness.cli import main
 from harness.eval import evaluate, tune_sum_weights
@@ -96,8 +96,8 @@ def test_kfold_tunes_the_engine_sum_per_fold(
 
     # a rerun searches nothing: every arm, the sum's folds included, comes from its checkpoint
     sent: list[int] = []
-    real = execute.run_searches
-    monkeypatch.setattr(execute, "run_searches", lambda *a, **k: sent.append(len(a[2])) or real(*a, **k))
+    real = arms.run_searches
+    monkeypatch.setattr(arms, "run_searches", lambda *a, **k: sent.append(len(a[2])) or real(*a, **k))
     files = sorted(ckpt.rglob("*.json"))
     before = {p: p.stat().st_mtime_ns for p in files}
     _run(backend.url, data, out)

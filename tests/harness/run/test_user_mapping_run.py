@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.experiment import experiment, identity
 from harness.results import Manifest, RunResults, load_ranking, trec_path
-from harness.run import RunConfig
 from harness.strategies import LEXICAL_FIELDS, Lexical, QueryInput, SearchContext, TextFields, Vector
 from indexer import Backend, ConfigError
 from tests._mappings import FIELDS, team_body
@@ -107,20 +107,33 @@ def test_the_lexical_and_vector_bodies_name_the_mapped_fields() -> None:
 def test_the_mapping_is_in_the_run_identity_and_refuses_what_it_replaces(tmp_path: Path) -> None:
     path = tmp_path / "m.json"
     path.write_text(json.dumps({"mappings": {"properties": {"body": {"type": "text"}}}}), encoding="utf-8")
-    plain = RunConfig(mode="lexical", datasets=("sample",))
-    mapped = RunConfig(mode="lexical", datasets=("sample",), mapping=path, field_map="text=body")
-    assert "user_mapping" not in plain.identity(), "runs without --mapping keep their config hash"
-    assert mapped.identity()["user_mapping"]["field_map"] == {"title": None, "text": "body", "vector": None}
-    with pytest.raises(ConfigError, match="--field-map says where --mapping keeps the corpus"):
-        RunConfig(mode="lexical", datasets=("sample",), field_map="text=body")
-    with pytest.raises(ConfigError, match="expected no --analysis, --bm25 r2med with it"):
-        RunConfig(
-            mode="lexical",
-            datasets=("sample",),
-            mapping=path,
-            field_map="text=body",
-            analysis="standard",
-            bm25="r2med",
+    base = {"mode": "lexical", "data.datasets": ["sample"]}
+    plain = experiment(values=base)
+    mapped = experiment(values={**base, "index.mapping": str(path), "index.field_map": "text=body"})
+    assert "user_mapping" not in identity(plain), "runs without a mapping keep their config hash"
+    assert identity(mapped)["user_mapping"]["field_map"] == {"title": None, "text": "body", "vector": None}
+    with pytest.raises(
+        ConfigError, match=r"--field-map text=body: says where --set index.mapping=VALUE keeps"
+    ):
+        experiment(
+            flags={"mode": ("lexical", "MODE lexical")},
+            settings=[_old("index.field_map=text=body", "--field-map text=body")],
+        )
+    with pytest.raises(ConfigError, match=r"expected no index.analysis, index.bm25 r2med with it"):
+        experiment(
+            values={
+                **base,
+                "index.mapping": str(path),
+                "index.field_map": "text=body",
+                "index.analysis": "standard",
+                "index.bm25": "r2med",
+            }
         )
     with pytest.raises(ConfigError, match=r"m.json: mappings.properties.text is missing"):
-        RunConfig(mode="lexical", datasets=("sample",), mapping=path)
+        experiment(values={**base, "index.mapping": str(path)})
+
+
+def _old(text: str, written: str) -> str:
+    from harness.cli._options import SetEntry
+
+    return SetEntry(text, written)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from harness import RunError
-from harness.run import RunConfig
+from harness.experiment import experiment
 from harness.strategies import (
     ARMS,
     MODES,
@@ -57,8 +57,8 @@ def test_lexical_fields_and_bm25_variants() -> None:
     assert combined["size"] == 50 and combined["_source"] is False
     r2med = Lexical(SearchContext(bm25="r2med", lexical_field="multi_match")).body(q)
     assert r2med["query"]["multi_match"]["fields"] == ["title.r2med", "text.r2med"]
-    with pytest.raises(ConfigError, match=r"expected --bm25 in \['es', 'r2med'\], found 'x'"):
-        RunConfig(mode="lexical", bm25="x")
+    with pytest.raises(ConfigError, match=r"index.bm25='x': expected one of es, r2med, found 'x'"):
+        experiment(values={"mode": "lexical", "index.bm25": "x"})
 
 
 def test_vector_body_is_the_engines_dialect(backend: Backend) -> None:

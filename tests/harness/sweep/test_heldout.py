@@ -55,7 +55,7 @@ def test_parse_tune_on() -> None:
     for bad, message in (
         ("kfold:1", "K >= 2"),
         ("kfold:x", "integer K >= 2"),
-        ("", "expected --tune-on SPLIT"),
+        ("", "expected SPLIT"),
     ):
         with pytest.raises(ConfigError, match=message):
             parse_tune_on(bad)

@@ -1,4 +1,4 @@
-"""--sweep-fusion's grammar: parsed once into a SweepSpec, expanded per method, errors that say what was expected."""
+"""The fusion grid's grammar (sweep.grid, --sweep-fusion): parsed once into a SweepSpec, expanded per method, errors that say what was expected."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ BAD = [
 def test_bad_grids_say_what_was_expected_and_found(text: str, message: str) -> None:
     with pytest.raises(ConfigError) as info:
         SweepSpec.parse(text)
-    assert message in str(info.value) and str(info.value).startswith(f"--sweep-fusion {text.strip()!r}: ")
+    assert message in str(info.value) and str(info.value).startswith(f"grid {text.strip()!r}: ")
 
 
 @pytest.mark.parametrize(

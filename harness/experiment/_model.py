@@ -1,0 +1,205 @@
+"""``Experiment``: everything a run is asked to do, one typed record whoever fills it.
+
+A TOML file (``harness run --experiment FILE``), ``harness run MODE [flags]`` and ``--set KEY=VALUE`` all
+build this record through one builder (:mod:`._build`), so a bad value fails the same way from each,
+named as the user wrote it. Its arms are a mode's built-in arms (``mode``) or the file's own
+(``[[arms]]``, ``[[fused]]``); every other concern is a table (:mod:`._tables`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.ann import SweepOptions
+from harness.eval import FusionSpec
+from harness.experiment._tables import (
+    AnnTable,
+    ConnectionTable,
+    DataTable,
+    EmbeddingTable,
+    ExpansionTable,
+    IndexTable,
+    JudgmentsTable,
+    LoadTable,
+    OutputTable,
+    RerankTable,
+    SearchTable,
+    StatsTable,
+    SweepTable,
+    key,
+)
+from harness.load import LoadOptions
+from harness.rerank import RerankSpec
+from harness.strategies import MODES, FusedArm, TemplateArm
+from harness.sweep import SweepSpec, TuneOn, parse_tune_on
+from indexer import ConnectionSettings, UserMapping
+
+#: the label of a run whose arms an experiment file declares (its run directory: runs/experiment-...)
+EXPERIMENT_MODE = "experiment"
+#: the in-engine weighted sum's (lexical, vector) weights when neither the fusion nor tuning gives any
+DEFAULT_SUM_WEIGHTS = (1.0, 1.0)
+DEFAULT_FUSION = "rrf"
+
+
+@dataclass(frozen=True, slots=True)
+class Experiment:
+    """One experiment: its arms, and one table per concern (see the module doc)."""
+
+    name: str | None = key(doc="the experiment's name (default: the file's stem)")
+    mode: str | None = key(choices=lambda: MODES, doc="lexical, vector or hybrid: the built-in arms")
+    fusion: FusionSpec = key(
+        FusionSpec.parse(DEFAULT_FUSION), doc="rrf[:k=60] | wsum[:norm=..,weights=a/b] ..."
+    )
+    arms: tuple[TemplateArm, ...] = ()
+    fused: tuple[FusedArm, ...] = ()
+    data: DataTable = field(default_factory=DataTable)
+    connection: ConnectionTable = field(default_factory=ConnectionTable)
+    index: IndexTable = field(default_factory=IndexTable)
+    embedding: EmbeddingTable = field(default_factory=EmbeddingTable)
+    expansion: ExpansionTable = field(default_factory=ExpansionTable)
+    rerank: RerankTable = field(default_factory=RerankTable)
+    sweep: SweepTable = field(default_factory=SweepTable)
+    load: LoadTable = field(default_factory=LoadTable)
+    ann: AnnTable = field(default_factory=AnnTable)
+    search: SearchTable = field(default_factory=SearchTable)
+    stats: StatsTable = field(default_factory=StatsTable)
+    output: OutputTable = field(default_factory=OutputTable)
+    judgments: JudgmentsTable = field(default_factory=JudgmentsTable)
+    #: the experiment file (None: built from a mode and flags) and its bytes' sha256
+    source: Path | None = None
+    sha256: str | None = None
+    #: index.mapping read and checked (by the builder)
+    user_mapping: UserMapping | None = field(default=None, repr=False, compare=False)
+    #: whether the connection table is the file's own [connection] (then the environment is not read)
+    own_connection: bool = False
+
+    @property
+    def label(self) -> str:
+        """The mode, or ``experiment`` for the file's own arms (the run directory's name starts with it)."""
+        return self.mode or EXPERIMENT_MODE
+
+    @property
+    def datasets(self) -> tuple[str, ...]:
+        """The datasets evaluated: the data table's, or with queries and qrels files the experiment's name."""
+        return (self.name or "queries",) if self.data.queries is not None else self.data.datasets
+
+    @property
+    def progress(self) -> bool:
+        return not self.output.quiet
+
+    @property
+    def tuning(self) -> TuneOn | None:
+        """``sweep.tune_on`` parsed: a train split or k folds."""
+        return parse_tune_on(self.sweep.tune_on) if self.sweep.tune_on is not None else None
+
+    @property
+    def grid(self) -> SweepSpec | None:
+        """``sweep.grid`` parsed (None: each tuned arm's own method's parameter)."""
+        return SweepSpec.parse(self.sweep.grid) if self.sweep.grid is not None else None
+
+    @property
+    def sum_weights(self) -> tuple[float, float]:
+        """(lexical, vector) weights of the in-engine weighted sum: the fusion's two weights, if it has them."""
+        weights = self.fusion.weights
+        return (weights[0], weights[1]) if weights is not None and len(weights) == 2 else DEFAULT_SUM_WEIGHTS
+
+    @property
+    def rerank_spec(self) -> RerankSpec | None:
+        if self.rerank.model is None:
+            return None
+        spec = RerankSpec.parse(self.rerank.model)
+        return RerankSpec(spec.model, self.rerank.depth, spec.kind) if self.rerank.depth is not None else spec
+
+    @property
+    def load_options(self) -> LoadOptions | None:
+        """The load phase's options, when ``load.enabled``."""
+        t = self.load
+        if not t.enabled:
+            return None
+        return LoadOptions(t.clients, t.duration, t.iterations, t.target_throughput, t.warmup, t.timeout)
+
+    @property
+    def ann_sweep(self) -> SweepOptions | None:
+        return SweepOptions(self.ann.index_types, self.ann.candidates) if self.ann.sweep else None
+
+    @property
+    def swept_arm(self) -> FusedArm | None:
+        """The fused arm ``[sweep]`` tunes: the one it names, or the first."""
+        if self.tuning is None or not self.fused:
+            return None
+        return next((f for f in self.fused if f.name == (self.sweep.arm or self.fused[0].name)), None)
+
+    def connection_settings(self) -> ConnectionSettings:
+        """The cluster the run searches: the connection table over the environment (not read when the file
+        brings its own [connection]), ``--config``'s table and the stack's connection file."""
+        t = self.connection
+        flags: dict[str, Any] = {
+            "url": t.url,
+            "username": t.username,
+            "password": t.password,
+            "api_key": t.api_key,
+            "ca_cert": t.ca_cert,
+            "verify_certs": t.verify_certs,
+            "request_timeout": t.request_timeout,
+        }
+        return ConnectionSettings.resolve(
+            flags, env={} if self.own_connection else None, config_file=t.config
+        )
+
+
+def identity(exp: Experiment) -> dict[str, Any]:
+    """Everything of the experiment that changes results (not where they go, how they travel, how progress
+    looks, nor the model, the data or the engine: the plan adds those by what they resolve to).
+
+    The keys are those the run configuration had before the experiment model, so that a run directory
+    made then resumes now (the same flags give the same config hash)."""
+    data: dict[str, Any] = {
+        "mode": exp.label,
+        "datasets": list(exp.datasets),
+        "split": exp.data.split,
+        "fusion": str(exp.fusion),
+        "tune_on": exp.sweep.tune_on,
+        "expansion": exp.expansion.method,
+        "rerank_arms": list(exp.rerank.arms),
+        "depth": exp.search.depth,
+        "num_candidates": exp.search.num_candidates,
+        "bm25": exp.index.bm25,
+        "lexical_field": exp.index.lexical_field,
+        "analysis": exp.index.analysis,
+        "measures": list(exp.stats.measures),
+        "test": exp.stats.test,
+        "alpha": exp.stats.alpha,
+        "seed": exp.stats.seed,
+    }
+    if exp.grid is not None:  # runs made before the fusion grid keep their hash
+        data["sweep"] = exp.grid.canonical()
+    if exp.user_mapping is not None:  # absent otherwise, so runs without one keep their hash
+        data["user_mapping"] = exp.user_mapping.identity()
+    if exp.arms:
+        data["experiment"] = arms_identity(exp)
+    return data
+
+
+def arms_identity(exp: Experiment) -> dict[str, Any]:
+    """What changes results of the file's own arms: every template, params, index and id field, every fusion."""
+    params = exp.sweep.params
+    swept = exp.swept_arm
+    return {
+        "arms": [
+            {
+                "name": a.name,
+                "templates": {p: t.text for p, t in a.templates.items()},
+                "params": dict(a.params),
+                "index": a.index,
+                "id_field": a.id_field,
+                "model": a.model,
+                "query_prompt": a.query_prompt,
+                "url": a.connection.url if a.connection else None,
+            }
+            for a in exp.arms
+        ],
+        "fused": [{"name": f.name, "inputs": list(f.inputs), "fusion": str(f.fusion)} for f in exp.fused],
+        "swept": swept.name if swept is not None else None,
+    } | ({"sweep_params": str(params)} if params is not None else {})

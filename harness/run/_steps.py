@@ -1,0 +1,112 @@
+"""The steps of one dataset, in order: place the arms, search them, tune, fuse, rerank, score.
+
+sites      every arm's cluster, index and model; the dataset's index built where arms need it
+weights    the in-engine sum's weights (the fusion's, or chosen on a train split)
+search     every engine arm (checkpointed); k-fold: the sum's folds, each with its own weights
+fuse       the fused arms; the swept one (and its expanded variants) held out by its sweep
+rerank     the reranked arms
+score      every arm against the dataset's judgments
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from harness._search import ArmRun
+from harness.eval import evaluate
+from harness.results import ArmTarget
+from harness.run._execute import Executor
+from harness.run._outcome import DatasetOutcome
+from harness.run._plan import DatasetPlan
+from harness.run._sites import Sites
+from harness.run._tuning import Searcher, kfold_sum, sum_weights, sweep_task
+from harness.strategies import FusedArm, RerankedArm
+from harness.sweep import tune
+
+
+def _search(
+    executor: Executor, dsplan: DatasetPlan, sites: Sites, searcher: Searcher, outcome: DatasetOutcome
+) -> None:
+    """Every engine arm's run; the weighted arms with their weights (k-fold: fold by fold)."""
+    ds, tuning = dsplan.dataset, executor.exp.tuning
+    kfold = bool(dsplan.weighted_arms) and tuning is not None and tuning.is_kfold
+    if dsplan.weighted_arms and not kfold:
+        outcome.sum_weights = sum_weights(executor, dsplan, searcher)
+    deferred = {a.name for a in dsplan.weighted_arms} if kfold else set()
+    arms = [a for a in dsplan.search_arms if a.name not in deferred]
+    folder = executor.checkpoints.arms(ds.name, ds.split)
+    outcome.runs.update(executor.search(ds, arms, sites, folder, outcome.sum_weights, outcome.targets))
+    if kfold:
+        found = kfold_sum(executor, dsplan, outcome.runs, searcher)
+        outcome.runs.update(found.runs)
+        outcome.sum_fold_weights = tuple(w for w, _, _ in found.folds)
+
+
+def _fuse(executor: Executor, dsplan: DatasetPlan, searcher: Searcher, outcome: DatasetOutcome) -> None:
+    """Every fused arm; with a sweep, the swept arm (and its variants) rebuilt held out."""
+    exp = executor.exp
+    for arm in dsplan.fused_arms:
+        assert isinstance(arm.spec, FusedArm)
+        outcome.runs[arm.name] = executor.fuse(arm, outcome.runs)
+        if arm.own:
+            outcome.targets[arm.name] = ArmTarget(fusion=str(arm.spec.fusion), inputs=arm.inputs)
+    primary = dsplan.primary_fused
+    if primary is not None:
+        outcome.fusion = dsplan.fusion_of(primary, exp.fusion)
+    task = sweep_task(exp, dsplan)
+    if task is None:
+        return
+    sweep = tune(task, dsplan.dataset, outcome.runs, searcher, executor.console, exp.progress)
+    outcome.runs.update(sweep.runs)
+    outcome.sweep, outcome.fusion = sweep, sweep.fusion
+    for name in sweep.runs:
+        if name in outcome.targets:
+            held = f"held out ({task.tune_on}) over {task.grid}"
+            outcome.targets[name] = replace(outcome.targets[name], fusion=held)
+
+
+def _rerank(executor: Executor, dsplan: DatasetPlan, outcome: DatasetOutcome) -> None:
+    ds = dsplan.dataset
+    folder = executor.checkpoints.arms(ds.name, ds.split)
+    for arm in dsplan.reranked_arms:
+        assert isinstance(arm.spec, RerankedArm)
+        outcome.runs[arm.name] = executor.rerank(ds, arm, outcome.runs[arm.spec.input], folder)
+
+
+def _report_missing(executor: Executor, outcome: DatasetOutcome) -> None:
+    for name, target in outcome.targets.items():
+        if target.missing_judged:
+            executor.console.print(
+                f"{outcome.dataset.name}/{name}: {len(target.missing_judged)} of {target.judged} judged documents "
+                f"({target.missing_relevant} relevant) are not in {target.index}; they still count in the ideal ranking",
+                highlight=False,
+            )
+
+
+def run_dataset(executor: Executor, dsplan: DatasetPlan) -> DatasetOutcome:
+    """Execute every step of one dataset (see the module doc)."""
+    sites = executor.place(dsplan)
+    first = dsplan.search_arms[0].spec.name
+    outcome = DatasetOutcome(
+        dsplan, sites.by_arm[first].index, {}, {}, None, sites.timings, sites.summary, sites
+    )
+    searcher = Searcher(executor, dsplan, sites)
+    reused = executor.checkpoints.reused
+    _search(executor, dsplan, sites, searcher, outcome)
+    _fuse(executor, dsplan, searcher, outcome)
+    _rerank(executor, dsplan, outcome)
+    runs: dict[str, ArmRun] = {arm.name: outcome.runs[arm.name] for arm in dsplan.arms}
+    outcome.runs = runs
+    measures = executor.exp.stats.measures
+    outcome.evaluations = {
+        name: evaluate(dsplan.dataset.qrels, res.run, measures) for name, res in runs.items()
+    }
+    outcome.targets = {name: t for name, t in outcome.targets.items() if name in runs}
+    _report_missing(executor, outcome)
+    if executor.checkpoints.reused > reused:
+        executor.console.print(
+            f"resuming {executor.plan.run_dir}: {executor.checkpoints.reused - reused} arms reused "
+            f"({dsplan.dataset.name})",
+            highlight=False,
+        )
+    return outcome
