@@ -40,6 +40,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "_report",
     "_gate",
     "_judgments",
+    "_judge",
     "_kibana",
 )
 

@@ -99,7 +99,9 @@ def rescore_command(
     mode: Annotated[
         str,
         typer.Option(
-            "--mode", help=f"{' | '.join(MODES)}: add to the run's judgments, or use the file's alone."
+            "--mode",
+            help=f"{' | '.join(MODES)}: add to the run's judgments (the file's grade wins), add only where "
+            "they judge nothing, or use the file's alone.",
         ),
     ] = "merge",
     out: Annotated[

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from harness.inspect._judgments import judgments_line
 from harness.inspect._table import SIG_MARK, Cell, Column, Table
 from harness.results import ArmResult, Comparison, DatasetResult, RunResults
 from indexer import slug
@@ -117,6 +118,7 @@ def arm_table(name: str, ds: DatasetResult) -> Table:
         rows=tuple(rows),
         key=f"table-{slug(name, fallback='x')}",
         notes=(
+            judgments_line(ds),
             SIG_NOTE,
             TIMING_NOTE,
             JUDGED_NOTE,

@@ -73,9 +73,16 @@ class DatasetPool:
 
 
 def pool_dataset(
-    data: RunData, name: str, arms: Sequence[str], depth: int, data_path: Path | None
+    data: RunData,
+    name: str,
+    arms: Sequence[str],
+    depth: int,
+    data_path: Path | None,
+    *,
+    include_judged: bool = False,
 ) -> DatasetPool:
-    """The unjudged pairs of ``arms`` at ``depth`` on dataset ``name`` (queries in id order, best rank first)."""
+    """The unjudged pairs of ``arms`` at ``depth`` on dataset ``name`` (queries in id order, best rank first);
+    ``include_judged``: the judged pairs too (a judge's agreement with people is measured on them)."""
     if depth < 1:
         raise ConfigError(f"expected a pool depth of at least 1, found {depth}")
     ds = data.dataset(name, data_path)
@@ -87,9 +94,10 @@ def pool_dataset(
         for qid in sorted(ds.qrels):
             for rank, doc in enumerate(ranking.get(qid, [])[:depth], 1):
                 pairs += 1
-                if doc in ds.qrels[qid]:
+                judged = doc in ds.qrels[qid]
+                unjudged += not judged
+                if judged and not include_judged:
                     continue
-                unjudged += 1
                 entry = pooled.setdefault((qid, doc), PoolEntry(qid, doc, rank))
                 entry.best_rank = min(entry.best_rank, rank)
                 entry.arms.append(arm)
