@@ -137,7 +137,13 @@ _DOC = re.compile(r'<document id="([^"]*)">\n(.*?)\n</document>', re.DOTALL)
 _LABELS = re.compile(r"one of ((?:\d+, )*\d+)")
 _ORDER = re.compile(r"answer (\d+)", re.IGNORECASE)
 #: answers that are no label on any scale (one is chosen per pair)
-OFF_SCALE = ("##final score: 7", "##final score: 2.5", "Relevant.", "##final score: high", "It could be 1 or 2.")
+OFF_SCALE = (
+    "##final score: 7",
+    "##final score: 2.5",
+    "Relevant.",
+    "##final score: high",
+    "It could be 1 or 2.",
+)
 
 
 def unit(*parts: object) -> float:
@@ -396,12 +402,16 @@ def _serve() -> None:  # pragma: no cover - the shell entry of the stand-ins
 
     parser = argparse.ArgumentParser(description="OpenAI-compatible stand-ins (no LLM): see this module.")
     parser.add_argument("--port", type=int, default=8790)
-    parser.add_argument("--qrels", type=str, required=True, help="human judgments (TREC, TSV, ...) by query id")
+    parser.add_argument(
+        "--qrels", type=str, required=True, help="human judgments (TREC, TSV, ...) by query id"
+    )
     args = parser.parse_args()
     judged = read_judgments(args.qrels).qrels().qrels
     state = ServerState(judge_labels={(q, d): g for q, docs in judged.items() for d, g in docs.items()})
     server = _Server(state, _EMBEDDER, args.port)
-    print(f"stand-in judges at http://127.0.0.1:{server.server_address[1]}/v1 (truth: {args.qrels})", flush=True)
+    print(
+        f"stand-in judges at http://127.0.0.1:{server.server_address[1]}/v1 (truth: {args.qrels})", flush=True
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

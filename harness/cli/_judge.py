@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from harness.cli._common import console, with_connection
-from harness.cli._options import LlmKeyEnvOpt, LlmUrlOpt, QuietOpt, RetriesOpt, output_option
+from harness.cli._options import LlmKeyEnvOpt, LlmUrlOpt, QuietOpt, RetriesOpt
 from harness.inspect import agreement_tables, print_table
 from harness.judge import (
     BUILTIN_PROMPTS,
@@ -103,7 +103,12 @@ ConcurrencyOpt = Annotated[
     int | None, typer.Option("--concurrency", min=1, max=256, help="Requests in flight (4).")
 ]
 TimeoutOpt = Annotated[float | None, typer.Option("--timeout", min=0.001, help="Seconds per request (120).")]
-OutputOpt = output_option("Folder for <dataset>/judgments.qrels (default RUN_DIR/judged/<judge>).")
+OutputOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--output", "-o", help="Folder for <dataset>/judgments.qrels (default RUN_DIR/judged/<judge>)."
+    ),
+]
 
 
 def _names(values: list[str] | None) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from harness.cli._common import console
-from harness.inspect import print_table
+from harness.inspect import judgments_line, print_table
 from harness.judgments import (
     MODES,
     RescoreRequest,
@@ -122,6 +122,7 @@ def rescore_command(
             highlight=False,
         )
         name = applied.dataset
+        console.print(judgments_line(results.datasets[name]), highlight=False, soft_wrap=True)
         print_table(rescore_table(name, before.datasets[name], results.datasets[name]), console)
     console.print(
         f"\nre-scored run directory: {out_dir}  (the original {run_dir} is unchanged)", highlight=False

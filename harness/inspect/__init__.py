@@ -17,7 +17,7 @@ Public surface:
 
 from harness.inspect._failures import worst_queries
 from harness.inspect._html import render_html, write_html
-from harness.inspect._judgments import agreement_tables, judgments_line
+from harness.inspect._judgments import agreement_tables, judgments_line, judgments_summary
 from harness.inspect._kibana import ImportResult, KibanaAuth, import_saved_objects, saved_object_files
 from harness.inspect._markdown import render_markdown
 from harness.inspect._overlap import overlap_table
@@ -44,6 +44,7 @@ __all__ = [
     "fmt",
     "import_saved_objects",
     "judgments_line",
+    "judgments_summary",
     "load_table",
     "overlap_table",
     "paper_table",

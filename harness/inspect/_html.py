@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 
 from harness.inspect._frontier import frontier_svg
-from harness.inspect._judgments import agreement_tables
+from harness.inspect._judgments import agreement_tables, judgments_summary
 from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, load_table
 from harness.inspect._sweep_table import sweep_table
@@ -372,6 +372,7 @@ def render_html(run_dir: Path) -> str:
         f'<h1>R2MED harness run <code>{escape(manifest.run_id)}</code></h1><p class="meta">{meta}</p>'
         '<h2 id="overview">nDCG@10 by dataset and arm</h2>'
         + _ndcg_plot(results, _arm_colors(results.arms))
+        + f'<p class="muted" id="judgments">{escape(judgments_summary(results))}</p>'
         + '<h2 id="paper">Paper baselines (R2MED, nDCG@10)</h2>'
         + (
             to_html(paper)

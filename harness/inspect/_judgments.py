@@ -1,7 +1,7 @@
 """Which judgments scored a dataset, and how far a judge that made them agrees with people.
 
 * :func:`judgments_line`: the one line every figure of a dataset carries (its own judgments, or a
-  file's, or a judge's with its id and measured agreement);
+  file's, or a judge's with its id and measured agreement), :func:`judgments_summary` for a run's;
 * :func:`agreement_tables`: for labels from a judge, the agreement with human judgments (Cohen's
   kappa binary and weighted, parse failures, Fleiss' kappa among judges, Kendall's tau and
   Spearman's rho of the arms), the confusion matrix, and the arms' nDCG@10 under both labellings.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from harness.eval import Kappa
 from harness.inspect._table import Cell, Column, Table
-from harness.results import DatasetResult, JudgeAgreement, JudgeProvenance, LabelAgreement
+from harness.results import DatasetResult, JudgeAgreement, JudgeProvenance, LabelAgreement, RunResults
 from indexer import slug
 
 
@@ -24,6 +24,14 @@ def judgments_line(ds: DatasetResult) -> str:
     if used.judge is not None:
         text += f"; judge {used.judge.id}: {used.judge.agreement_text()}"
     return text
+
+
+def judgments_summary(results: RunResults) -> str:
+    """``judgments: sample: the dataset's own; other: ...`` for the tables that span datasets."""
+    parts = [
+        f"{name}: {judgments_line(ds).removeprefix('judgments: ')}" for name, ds in results.datasets.items()
+    ]
+    return "judgments: " + "; ".join(parts)
 
 
 def _kappa(k: Kappa | None) -> Cell:

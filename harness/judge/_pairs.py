@@ -99,7 +99,10 @@ def _rows(path: Path) -> list[tuple[int, list[str]]]:
     delimiter = "," if "," in head else "\t" if "\t" in head else None
     if delimiter is None:
         return [(n, line.split()) for n, line in lines]
-    return [(n, row) for (n, _), row in zip(lines, csv.reader([t for _, t in lines], delimiter=delimiter), strict=False)]
+    return [
+        (n, row)
+        for (n, _), row in zip(lines, csv.reader([t for _, t in lines], delimiter=delimiter), strict=False)
+    ]
 
 
 def _columns(path: Path, header: list[str]) -> tuple[int, int] | None:
