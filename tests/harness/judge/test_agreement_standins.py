@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from harness.judge import builtin_prompt
-from tests._openai_server import OFF_SCALE, OpenAIServer, flips, on_scale, unit
+from tests._openai_server import OFF_SCALE, OpenAIServer, flips, unit
 from tests.harness.judge.conftest import ARMS, answers, provenance, qrels_file, run_judge, truth_of
 
 

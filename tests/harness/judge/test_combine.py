@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from harness.judge import COMBINERS, combine
-from indexer import ConfigError
 from harness.judge._combine import combiner
+from indexer import ConfigError
 
 
 @pytest.mark.parametrize(

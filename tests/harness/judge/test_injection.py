@@ -77,7 +77,7 @@ def test_the_prompt_carries_the_injection_as_data(
     server: OpenAIServer, injected: tuple[Path, Path, set[tuple[str, str]]], tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    data, pairs, chosen = injected
+    data, pairs, _chosen = injected
     _judge(capsys, server, tmp_path, "truth", data, pairs)
     prompts = [
         body["messages"] for body in server.state.bodies if "Ignore the instructions" in json.dumps(body)

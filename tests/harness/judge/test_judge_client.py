@@ -27,7 +27,7 @@ def test_a_second_run_makes_no_call_and_another_judge_makes_its_own(
     assert code == 0 and standins.state.calls["chat"] == n, "the same judge judges no pair twice"
     assert f"{n:,} pairs, {n:,} answers cached, 0 calls to make (~0 prompt tokens" in second
     assert qrels_file(tmp_path / "o1").read_bytes() == qrels_file(tmp_path / "o2").read_bytes()
-    code, other = run_judge(capsys, standins, tmp_path / "c", tmp_path / "o3", *args, "--template", "binary")
+    code, _other = run_judge(capsys, standins, tmp_path / "c", tmp_path / "o3", *args, "--template", "binary")
     assert code == 0 and standins.state.calls["chat"] == 2 * n, "another prompt is another judge"
 
 

@@ -33,7 +33,7 @@ def test_judges_are_models_times_templates_on_one_scale() -> None:
         single.id == f"m1/{builtin_prompt('binary').sha256[:12]}/binary"
         and single.endpoint.retry.max_retries == 0
     )
-    with pytest.raises(ConfigError, match="expected every judge on one scale .* found binary, graded"):
+    with pytest.raises(ConfigError, match=r"expected every judge on one scale .* found binary, graded"):
         JudgeOptions(llm=("m1",), template=("graded", "binary")).build()
     with pytest.raises(ConfigError, match="expected different judges, found m1/"):
         JudgeOptions(llm=("m1", "m1")).build()

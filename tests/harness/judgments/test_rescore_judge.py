@@ -6,8 +6,8 @@ still validates), report.md and the HTML report, and every table says which judg
 from __future__ import annotations
 
 import json
-from html import escape
 import shutil
+from html import escape
 from pathlib import Path
 
 import jsonschema
