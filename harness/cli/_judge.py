@@ -14,7 +14,13 @@ from harness.judge import (
     BUILTIN_PROMPTS,
     COMBINERS,
     CONTEXT_SOURCES,
+    DEFAULT_COMBINE,
+    DEFAULT_DEPTH,
+    DEFAULT_TEMPLATE,
+    ENDPOINT_DEFAULTS,
     HUMAN_UNJUDGED,
+    JUDGE_SETTINGS,
+    ContextSpec,
     JudgeOptions,
     JudgeResult,
     PairSet,
@@ -24,6 +30,7 @@ from harness.judge import (
 )
 from indexer import ConfigError, ConnectionSettings, connect
 
+_CONTEXT = ContextSpec()
 RunDirArg = Annotated[
     Path | None,
     typer.Argument(help="Run directory whose arms' top documents are pooled and judged.", show_default=False),
@@ -40,7 +47,7 @@ DatasetOpt = Annotated[
     str | None, typer.Option("--dataset", "-d", help="The dataset (of the run, or of the pairs file).")
 ]
 DepthOpt = Annotated[
-    int | None, typer.Option("--depth", min=1, help="Top documents of each arm to pool (10).")
+    int | None, typer.Option("--depth", min=1, help=f"Top documents of each arm to pool ({DEFAULT_DEPTH}).")
 ]
 ArmsOpt = Annotated[
     list[str] | None, typer.Option("--arms", help="Arms to pool (comma-separated; default all).")
@@ -58,7 +65,7 @@ TemplateOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--template",
-        help=f"{' | '.join(BUILTIN_PROMPTS)} (packaged, default graded) or a template file (TOML, or Mustache "
+        help=f"{' | '.join(BUILTIN_PROMPTS)} (packaged, default {DEFAULT_TEMPLATE}) or a template file (TOML, or Mustache "
         "with --scale). Repeat for several judges.",
     ),
 ]
@@ -67,25 +74,36 @@ ScaleOpt = Annotated[
 ]
 CombineOpt = Annotated[
     str | None,
-    typer.Option("--combine", help=f"How several judges' labels combine: {' | '.join(COMBINERS)} (mean)."),
+    typer.Option(
+        "--combine", help=f"How several judges' labels combine: {' | '.join(COMBINERS)} ({DEFAULT_COMBINE})."
+    ),
 ]
 FieldsOpt = Annotated[
     list[str] | None,
-    typer.Option("--context-fields", help="Document fields the judge reads (comma-separated; title,text)."),
+    typer.Option(
+        "--context-fields",
+        help=f"Document fields the judge reads (comma-separated; {','.join(_CONTEXT.fields)}).",
+    ),
 ]
 SourceOpt = Annotated[
     str | None,
     typer.Option(
-        "--context-source", help=f"Where the fields come from: {' | '.join(CONTEXT_SOURCES)} (dataset)."
+        "--context-source",
+        help=f"Where the fields come from: {' | '.join(CONTEXT_SOURCES)} ({_CONTEXT.source}).",
     ),
 ]
 IndexOpt = Annotated[
     str | None, typer.Option("--index", help="Index to read fields from (default: the run's).")
 ]
 DocTokensOpt = Annotated[
-    int | None, typer.Option("--max-doc-tokens", help="Tokens of each document the judge reads (512).")
+    int | None,
+    typer.Option(
+        "--max-doc-tokens", help=f"Tokens of each document the judge reads ({_CONTEXT.max_doc_tokens})."
+    ),
 ]
-TemperatureOpt = Annotated[float | None, typer.Option("--temperature", min=0.0, max=2.0, help="(0).")]
+TemperatureOpt = Annotated[
+    float | None, typer.Option("--temperature", min=0.0, max=2.0, help=f"Sampling temperature ({JUDGE_SETTINGS.temperature:g}).")
+]
 MaxTokensOpt = Annotated[int | None, typer.Option("--max-tokens", min=1, help="Answer tokens per call.")]
 SeedOpt = Annotated[int | None, typer.Option("--seed", help="Sent to endpoints that honour it.")]
 HumanOpt = Annotated[
@@ -100,9 +118,15 @@ CacheDirOpt = Annotated[
     Path | None, typer.Option("--cache-dir", help="Answer cache (default <cache>/judgments).")
 ]
 ConcurrencyOpt = Annotated[
-    int | None, typer.Option("--concurrency", min=1, max=256, help="Requests in flight (4).")
+    int | None,
+    typer.Option(
+        "--concurrency", min=1, max=256, help=f"Requests in flight ({ENDPOINT_DEFAULTS.concurrency})."
+    ),
 ]
-TimeoutOpt = Annotated[float | None, typer.Option("--timeout", min=0.001, help="Seconds per request (120).")]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option("--timeout", min=0.001, help=f"Seconds per request ({ENDPOINT_DEFAULTS.timeout_s:g})."),
+]
 OutputOpt = Annotated[
     Path | None,
     typer.Option(
@@ -189,6 +213,13 @@ def judge_command(
         highlight=False,
         soft_wrap=True,
     )
+    if chosen.judge_in_judgments is not None:
+        console.print(
+            f"note: the run's judgments hold labels of judge {chosen.judge_in_judgments} (a re-scored run): agreement "
+            "with people is not measured against them; judge the original run to measure it",
+            highlight=False,
+            soft_wrap=True,
+        )
     backend = connect(conn) if spec.context.source == "index" else None
     try:
         result = judge_and_write(

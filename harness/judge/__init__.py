@@ -17,6 +17,7 @@
   them, which ``harness rescore`` and ``harness gate`` carry into every figure.
 """
 
+from harness.judge._client import ENDPOINT_DEFAULTS, JUDGE_SETTINGS
 from harness.judge._combine import COMBINERS, combine
 from harness.judge._context import CONTEXT_SOURCES, ContextSpec, read_context
 from harness.judge._judge import JudgedPair, JudgeRun, Verdict, judge_pairs
@@ -28,11 +29,18 @@ from harness.judge._output import (
     provenance,
     write_judgments,
 )
-from harness.judge._pairs import Pair, PairSet, pairs_from_file, pairs_from_run, read_pairs
+from harness.judge._pairs import DEFAULT_DEPTH, Pair, PairSet, pairs_from_file, pairs_from_run, read_pairs
 from harness.judge._pipeline import JudgeResult, default_output, judge_and_write
 from harness.judge._prompt import BUILTIN_PROMPTS, VARIABLES, JudgePrompt, builtin_prompt, load_prompt
 from harness.judge._scale import SCALES, Parsed, Scale, parse_answer
-from harness.judge._spec import HUMAN_UNJUDGED, Judge, JudgeOptions, JudgeSpec
+from harness.judge._spec import (
+    DEFAULT_COMBINE,
+    DEFAULT_TEMPLATE,
+    HUMAN_UNJUDGED,
+    Judge,
+    JudgeOptions,
+    JudgeSpec,
+)
 from harness.judge._text import count_tokens, document_block, neutralise, query_block, truncate
 
 __all__ = [
@@ -40,7 +48,12 @@ __all__ = [
     "BUILTIN_PROMPTS",
     "COMBINERS",
     "CONTEXT_SOURCES",
+    "DEFAULT_COMBINE",
+    "DEFAULT_DEPTH",
+    "DEFAULT_TEMPLATE",
+    "ENDPOINT_DEFAULTS",
     "HUMAN_UNJUDGED",
+    "JUDGE_SETTINGS",
     "QRELS_FILE",
     "SCALES",
     "VARIABLES",

@@ -27,6 +27,8 @@ SHOWN_FAILURES = 10
 
 #: sampling for judges: deterministic where the endpoint allows it (top_p left to the endpoint)
 JUDGE_SETTINGS = GenerationSettings(temperature=0.0, top_p=None)
+#: the endpoint's own defaults (timeout, concurrency, retries) where the user gives none
+ENDPOINT_DEFAULTS = Endpoint()
 
 
 def endpoint(
@@ -38,7 +40,7 @@ def endpoint(
     max_retries: int | None = None,
 ) -> Endpoint:
     """The chat endpoint as the user gave it (None: the endpoint's own default for that setting)."""
-    base = Endpoint()
+    base = ENDPOINT_DEFAULTS
     retry = base.retry if max_retries is None else dataclasses.replace(base.retry, max_retries=max_retries)
     return Endpoint.resolve(
         url,

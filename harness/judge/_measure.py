@@ -1,7 +1,8 @@
 """How far a judge agrees with people: on labels (Cohen's kappa, confusion), among judges (Fleiss'
 kappa), and on systems (Kendall's tau and Spearman's rho of the arms ordered by nDCG@10).
 
-Human labels are the dataset's judgments. A pool also holds pairs people never judged; how those
+Human labels are the dataset's judgments (never a re-scored run's, which may hold a judge's labels).
+A pool also holds pairs people never judged; how those
 count is ``human_unjudged``: ``zero`` (not relevant, as every nDCG of the run assumes), ``skip``
 (left out of the label agreement), or ``auto``: ``zero`` when the judgments hold no grade 0 at all
 (sets such as SciFact list only the relevant documents), ``skip`` otherwise. Agreement is measured
@@ -40,9 +41,10 @@ class HumanLabels:
 
 
 def human_labels(pairs: PairSet, policy: str) -> HumanLabels | None:
-    """The human labels of the set's pairs, or None when people judged none of them."""
+    """The human labels of the set's pairs, or None when people judged none of them (or when the run's
+    judgments hold a judge's labels: they are not people's)."""
     qrels = pairs.dataset.qrels
-    if pairs.judged == 0:
+    if pairs.judged == 0 or pairs.judge_in_judgments is not None:
         return None
     grades = [g for docs in qrels.values() for g in docs.values()]
     if policy == "auto":

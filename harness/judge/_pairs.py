@@ -48,6 +48,8 @@ class PairSet:
     arms: tuple[str, ...] = ()
     depth: int = 0
     index: str = ""
+    judge_in_judgments: str | None = None
+    """The judge whose labels are among the run's judgments (a re-scored run): they are not people's."""
 
     @property
     def queries(self) -> int:
@@ -66,12 +68,15 @@ def _dataset_name(run: RunData, dataset: str | None) -> str:
     return names[0]
 
 
+DEFAULT_DEPTH = 10
+
+
 def pairs_from_run(
     run_dir: Path,
     *,
     dataset: str | None = None,
     arms: Sequence[str] = (),
-    depth: int = 10,
+    depth: int = DEFAULT_DEPTH,
     unjudged_only: bool = False,
     data_path: Path | None = None,
 ) -> PairSet:
@@ -83,8 +88,10 @@ def pairs_from_run(
     pairs = tuple(Pair(e.qid, e.doc_id) for e in pool.entries)
     which = "unjudged pairs" if unjudged_only else "pairs"
     source = f"{which} in the top {depth} of {', '.join(chosen)} in {run_dir}"
-    index = run.results.datasets[name].index
-    return PairSet(pool.dataset, pairs, source, run, chosen, depth, index)
+    result = run.results.datasets[name]
+    used = result.judgments.judge if result.judgments is not None else None
+    judge = used.id if used is not None else None
+    return PairSet(pool.dataset, pairs, source, run, chosen, depth, result.index, judge)
 
 
 def _rows(path: Path) -> list[tuple[int, list[str]]]:

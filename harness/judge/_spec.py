@@ -27,6 +27,7 @@ from indexer import ConfigError, HarnessError
 
 HUMAN_UNJUDGED = ("auto", "zero", "skip")
 DEFAULT_TEMPLATE = "graded"
+DEFAULT_COMBINE = "mean"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,7 @@ class JudgeSpec:
 
     judges: tuple[Judge, ...]
     endpoint: Endpoint = field(default_factory=Endpoint)
-    combine: str = "mean"
+    combine: str = DEFAULT_COMBINE
     context: ContextSpec = field(default_factory=ContextSpec)
     settings: GenerationSettings = JUDGE_SETTINGS
     human_unjudged: str = "auto"
@@ -223,4 +224,13 @@ def _renamed(message: str, where: Callable[[str], str]) -> str:
     return message
 
 
-__all__ = ["COMBINERS", "HUMAN_UNJUDGED", "Judge", "JudgeOptions", "JudgeSpec", "flag_name"]
+__all__ = [
+    "COMBINERS",
+    "DEFAULT_COMBINE",
+    "DEFAULT_TEMPLATE",
+    "HUMAN_UNJUDGED",
+    "Judge",
+    "JudgeOptions",
+    "JudgeSpec",
+    "flag_name",
+]

@@ -17,6 +17,7 @@ from harness.cli import main
 from harness.inspect import render_html
 from harness.results import RunResults, schema
 from indexer import load_dataset, read_judgments
+from tests._openai_server import OpenAIServer
 from tests.harness.conftest import GATE_DATASET
 
 
@@ -120,3 +121,21 @@ def test_a_judge_file_changed_after_judging_is_refused(
     _rescore(capsys, base_run, qrels, out, "fill")
     used = RunResults.load(out).datasets[GATE_DATASET].judgments
     assert used is not None and used.judge is None and "labels of judge" not in used.label
+
+
+def test_a_rescored_runs_judgments_are_not_peoples(
+    base_run: Path, gate_data: Path, judged: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    llm_server: OpenAIServer,
+) -> None:  # fmt: skip
+    """Judging a run re-scored with a judge's labels measures no agreement: its judgments are not people's."""
+    out = tmp_path / "fill"
+    _rescore(capsys, base_run, judged["measured"], out, "fill")
+    llm_server.state.judge_labels = {}
+    try:
+        argv = ["judge", str(out), "--arms", "hybrid", "--llm", "truth", "--llm-url", llm_server.url, "-q"]
+        code = main([*argv, "--cache-dir", str(tmp_path / "c"), "-o", str(tmp_path / "j")])
+    finally:
+        llm_server.state.judge_labels = None
+    text = capsys.readouterr().out
+    assert code == 0 and "the run's judgments hold labels of judge flip:0.1/" in text
+    assert "agreement: agreement with human judgments never measured" in text
