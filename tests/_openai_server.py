@@ -37,6 +37,7 @@ import hashlib
 import html
 import json
 import re
+import signal
 import threading
 import time
 from collections import Counter
@@ -396,6 +397,10 @@ def openai_server() -> Iterator[OpenAIServer]:
         thread.join(timeout=5)
 
 
+def _stop(signum: int, frame: object) -> None:  # pragma: no cover
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def _serve() -> None:  # pragma: no cover - the shell entry of the stand-ins
     """Serve the stand-in judges on a port, their truth read from a judgments file, until interrupted."""
     from indexer import read_judgments
@@ -406,6 +411,7 @@ def _serve() -> None:  # pragma: no cover - the shell entry of the stand-ins
         "--qrels", type=str, required=True, help="human judgments (TREC, TSV, ...) by query id"
     )
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, _stop)
     judged = read_judgments(args.qrels).qrels().qrels
     state = ServerState(judge_labels={(q, d): g for q, docs in judged.items() for d, g in docs.items()})
     server = _Server(state, _EMBEDDER, args.port)
@@ -418,7 +424,11 @@ def _serve() -> None:  # pragma: no cover - the shell entry of the stand-ins
         pass
     finally:
         server.server_close()
-        print(json.dumps(dict(state.judge_events), indent=1), flush=True)
+        print(
+            "what the stand-ins answered:",
+            json.dumps(dict(sorted(state.judge_events.items())), indent=1),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -102,7 +102,10 @@ DocTokensOpt = Annotated[
     ),
 ]
 TemperatureOpt = Annotated[
-    float | None, typer.Option("--temperature", min=0.0, max=2.0, help=f"Sampling temperature ({JUDGE_SETTINGS.temperature:g}).")
+    float | None,
+    typer.Option(
+        "--temperature", min=0.0, max=2.0, help=f"Sampling temperature ({JUDGE_SETTINGS.temperature:g})."
+    ),
 ]
 MaxTokensOpt = Annotated[int | None, typer.Option("--max-tokens", min=1, help="Answer tokens per call.")]
 SeedOpt = Annotated[int | None, typer.Option("--seed", help="Sent to endpoints that honour it.")]
@@ -126,6 +129,14 @@ ConcurrencyOpt = Annotated[
 TimeoutOpt = Annotated[
     float | None,
     typer.Option("--timeout", min=0.001, help=f"Seconds per request ({ENDPOINT_DEFAULTS.timeout_s:g})."),
+]
+AgreementFromOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--agreement-from",
+        help="The same judge's judgments.qrels measured elsewhere: its agreement stands for these pairs "
+        "(when people judged none of them).",
+    ),
 ]
 OutputOpt = Annotated[
     Path | None,
@@ -175,6 +186,7 @@ def judge_command(
     max_tokens: MaxTokensOpt = None,
     seed: SeedOpt = None,
     human_unjudged: HumanOpt = None,
+    agreement_from: AgreementFromOpt = None,
     output: OutputOpt = None,
     cache_dir: CacheDirOpt = None,
     concurrency: ConcurrencyOpt = None,
@@ -223,7 +235,13 @@ def judge_command(
     backend = connect(conn) if spec.context.source == "index" else None
     try:
         result = judge_and_write(
-            spec, chosen, output, backend=backend, console=console, show_progress=not quiet
+            spec,
+            chosen,
+            output,
+            agreement_from=agreement_from,
+            backend=backend,
+            console=console,
+            show_progress=not quiet,
         )
     finally:
         if backend is not None:

@@ -8,7 +8,7 @@ result.provenance.agreement                       # None when people judged none
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -18,8 +18,8 @@ from harness.judge._measure import measure_agreement
 from harness.judge._output import provenance, write_judgments
 from harness.judge._pairs import PairSet
 from harness.judge._spec import JudgeSpec
-from harness.results import JudgeProvenance
-from indexer import Backend, slug
+from harness.results import JudgeAgreement, JudgeProvenance, load_provenance
+from indexer import Backend, ConfigError, read_judgments, slug
 
 JUDGED_FOLDER = "judged"
 
@@ -38,17 +38,37 @@ def default_output(spec: JudgeSpec, pairs: PairSet) -> Path:
     return root / JUDGED_FOLDER / f"{slug(spec.judges[0].model, fallback='judge')}-{tag}"
 
 
+def borrowed_agreement(spec: JudgeSpec, qrels: Path) -> JudgeAgreement:
+    """The agreement measured for the same judge in another judgments file (``--agreement-from``)."""
+    found = load_provenance(Path(qrels), read_judgments(qrels).sha256)
+    if found is None:
+        raise ConfigError(
+            f"--agreement-from {qrels}: expected a judge's judgments file, found no provenance beside it"
+        )
+    if found.id != spec.id:
+        raise ConfigError(
+            f"--agreement-from {qrels}: expected labels of the same judge ({spec.id}), found {found.id}: another "
+            "model, prompt, scale or combination is another judge"
+        )
+    if found.agreement is None:
+        raise ConfigError(f"--agreement-from {qrels}: that judging never measured its agreement either")
+    return replace(found.agreement, measured_in=found.agreement.measured_in or str(Path(qrels).resolve()))
+
+
 def judge_and_write(
     spec: JudgeSpec,
     pairs: PairSet,
     out: Path | None = None,
     *,
+    agreement_from: Path | None = None,
     backend: Backend | None = None,
     console: Console | None = None,
     show_progress: bool = True,
 ) -> JudgeResult:
-    """Judge ``pairs`` with ``spec``, measure the agreement with people where they judged, write it all."""
+    """Judge ``pairs`` with ``spec``, measure the agreement with people where they judged (else take it from
+    ``agreement_from``, the same judge's judgments measured elsewhere), write it all."""
+    borrowed = borrowed_agreement(spec, agreement_from) if agreement_from is not None else None
     run = judge_pairs(spec, pairs, backend=backend, console=console, show_progress=show_progress)
-    prov = provenance(run, measure_agreement(run))
+    prov = provenance(run, measure_agreement(run) or borrowed)
     qrels = write_judgments(run, prov, out if out is not None else default_output(spec, pairs))
     return JudgeResult(run, prov, qrels)

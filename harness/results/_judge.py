@@ -79,6 +79,8 @@ class JudgeAgreement:
     fleiss_kappa: float | None = None
     """Fleiss' kappa among the judges (two or more), on the pairs every judge labelled."""
     fleiss_pairs: int = 0
+    measured_in: str = ""
+    """The judgments file of the same judge where it was measured, when not on these pairs ("": here)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +110,8 @@ class JudgeProvenance:
         text = f"kappa {c.binary.value:.3f} [{c.binary.low:.3f}, {c.binary.high:.3f}] on {c.pairs:,} pairs"
         if c.systems is not None:
             text += f", Kendall tau {c.systems.kendall_tau:.2f} over {len(c.systems.systems)} arms"
-        return text + f" (vs {self.agreement.dataset}'s human judgments)"
+        where = f", measured in {self.agreement.measured_in}" if self.agreement.measured_in else ""
+        return text + f" (vs {self.agreement.dataset}'s human judgments{where})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ import pytest
 from harness.cli import main
 from harness.gate import GateConfig, GateError
 from harness.results import RunResults
+from tests._openai_server import OpenAIServer
 from tests.harness.conftest import GATE_DATASET
 
 RULES = ("--require", "hybrid:ndcg@10>=0.1", "--require", "vector:p99<=60s")
@@ -105,3 +106,36 @@ def test_the_gate_table_can_allow_it_too(rescored: dict[str, Path], tmp_path: Pa
     rules.write_text('[gate]\nrequire = ["hybrid:ndcg@10>=0.1"]\nallow_unmeasured_judge = "yes"\n')
     with pytest.raises(GateError, match="expected \\[gate\\] allow_unmeasured_judge to be true or false"):
         GateConfig.from_file(rules)
+
+
+def test_an_agreement_measured_for_the_same_judge_elsewhere_stands(
+    base_run: Path, gate_data: Path, judged: dict[str, Path], llm_server: OpenAIServer, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """``harness judge --agreement-from``: the unjudged pairs judged by the judge measured on the judged ones."""
+    llm_server.state.judge_labels = {}
+    base = [
+        "judge",
+        str(base_run),
+        "--arms",
+        "lexical,vector,hybrid",
+        "--unjudged-only",
+        "--llm-url",
+        llm_server.url,
+    ]
+    base += ["--cache-dir", str(tmp_path / "c"), "-q", "--agreement-from", str(judged["measured"])]
+    try:
+        code = main([*base, "--llm", "flip:0.1", "-o", str(tmp_path / "j")])
+        captured = capsys.readouterr()
+        assert code == 0, captured.err
+        assert main([*base, "--llm", "flip:0.2", "-o", str(tmp_path / "k")]) == 2
+        assert "expected labels of the same judge (flip:0.2/" in capsys.readouterr().err
+    finally:
+        llm_server.state.judge_labels = None
+    qrels = tmp_path / "j" / GATE_DATASET / "judgments.qrels"
+    out = tmp_path / "rescored"
+    assert main(["rescore", str(base_run), "--qrels", str(qrels), "--mode", "fill", "--out", str(out)]) == 0
+    capsys.readouterr()
+    code, text = _gate(capsys, out, tmp_path)
+    assert code == 0, text
+    assert f"measured in {judged['measured'].resolve()})" in text
