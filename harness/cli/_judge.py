@@ -163,6 +163,22 @@ def _pairs(
     return pairs_from_run(run_dir, dataset=dataset, **{k: v for k, v in pool.items() if v is not None})
 
 
+def _announce(chosen: PairSet) -> None:
+    console.print(
+        f"{chosen.dataset.name}: {len(chosen.pairs):,} {chosen.source} ({chosen.judged:,} judged by people, "
+        f"{chosen.queries} queries)",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if chosen.judge_in_judgments is not None:
+        console.print(
+            f"note: the run's judgments hold labels of judge {chosen.judge_in_judgments} (a re-scored run): agreement "
+            "with people is not measured against them; judge the original run to measure it",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
 @with_connection
 def judge_command(
     run_dir: RunDirArg = None,
@@ -219,19 +235,7 @@ def judge_command(
     ).build()
     pool = {"arms": _names(arms), "depth": depth, "unjudged_only": unjudged_only, "data_path": data}
     chosen = _pairs(run_dir, pairs, dataset, pool, index)
-    console.print(
-        f"{chosen.dataset.name}: {len(chosen.pairs):,} {chosen.source} ({chosen.judged:,} judged by people, "
-        f"{chosen.queries} queries)",
-        highlight=False,
-        soft_wrap=True,
-    )
-    if chosen.judge_in_judgments is not None:
-        console.print(
-            f"note: the run's judgments hold labels of judge {chosen.judge_in_judgments} (a re-scored run): agreement "
-            "with people is not measured against them; judge the original run to measure it",
-            highlight=False,
-            soft_wrap=True,
-        )
+    _announce(chosen)
     backend = connect(conn) if spec.context.source == "index" else None
     try:
         result = judge_and_write(

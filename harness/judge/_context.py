@@ -8,7 +8,7 @@ or whose fields are all empty, cannot be judged: it is reported, never judged on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,7 +95,3 @@ def read_context(
         {p.doc_id for p in pairs.pairs if not any(t.strip() for _, t in context.get(p.doc_id, []))}
     )
     return context, empty
-
-
-def fields_text(fields: Sequence[str]) -> str:
-    return ",".join(fields)

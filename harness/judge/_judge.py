@@ -142,16 +142,8 @@ def judge_pairs(
     }
     tasks = {j.id: _tasks(j, blocks) for j in spec.judges}
     plans = {jid: calls[jid].plan(tasks[jid]) for jid in calls}
-    print_plans(console, spec, plans)
-    verdicts: dict[str, dict[str, Verdict]] = {}
-    for judge in spec.judges:
-        with progress(
-            f"judging with {judge.model}", len(blocks), unit="pairs", console=console, enabled=show_progress
-        ) as bar:
-            answers = calls[judge.id].run(tasks[judge.id], on_done=bar.advance)
-        verdicts[judge.id] = {
-            key: _verdict(judge, calls[judge.id].final_text(answer)) for key, answer in answers.items()
-        }
+    print_plans(console, spec, plans)  # before any call
+    verdicts = {j.id: _verdicts(j, calls[j.id], tasks[j.id], console, show_progress) for j in spec.judges}
     how = combiner(spec.combine)
     judged = []
     for pair in blocks:
@@ -159,9 +151,18 @@ def judge_pairs(
         judged.append(JudgedPair(pair, row, combine([v.label for v in row], how), pair in truncated))
     skipped = tuple(p for p in pairs.pairs if p not in blocks)
     created = datetime.now(UTC).isoformat(timespec="seconds")
-    return JudgeRun(
-        spec, pairs, tuple(judged), skipped, created, plans, {jid: c.stats for jid, c in calls.items()}
-    )
+    stats = {jid: c.stats for jid, c in calls.items()}
+    return JudgeRun(spec, pairs, tuple(judged), skipped, created, plans, stats)
+
+
+def _verdicts(
+    judge: Judge, calls: JudgeCalls, tasks: list[Task], console: Console, show_progress: bool
+) -> dict[str, Verdict]:
+    """One judge's answers to every task, read on its scale."""
+    what = f"judging with {judge.model}"
+    with progress(what, len(tasks), unit="pairs", console=console, enabled=show_progress) as bar:
+        answers = calls.run(tasks, on_done=bar.advance)
+    return {key: _verdict(judge, calls.final_text(answer)) for key, answer in answers.items()}
 
 
 def _verdict(judge: Judge, text: str) -> Verdict:
