@@ -1,7 +1,8 @@
 """LLM judges (``harness judge``): labels for (query, document) pairs, with their agreement with people.
 
     spec = JudgeOptions(llm=("gpt-4o-mini",), template=("graded",), llm_url=URL).build()  # or .from_table
-    pairs = pairs_from_run(run_dir, arms=("lexical", "vector", "hybrid"), depth=10)      # or pairs_from_file
+    pairs = pairs_from_run(run_dir, arms=("lexical", "vector", "hybrid"), depth=10)
+    # or pairs_from_rankings(dataset, {arm: ranking}) (an experiment's), or pairs_from_file(path, dataset)
     result = judge_and_write(spec, pairs)              # judgments.qrels + its provenance, answers.jsonl
 
 * :class:`JudgeOptions` -> :class:`JudgeSpec` (validated once; flags or a TOML table): judges (models x
@@ -29,7 +30,15 @@ from harness.judge._output import (
     provenance,
     write_judgments,
 )
-from harness.judge._pairs import DEFAULT_DEPTH, Pair, PairSet, pairs_from_file, pairs_from_run, read_pairs
+from harness.judge._pairs import (
+    DEFAULT_DEPTH,
+    Pair,
+    PairSet,
+    pairs_from_file,
+    pairs_from_rankings,
+    pairs_from_run,
+    read_pairs,
+)
 from harness.judge._pipeline import JudgeResult, default_output, judge_and_write
 from harness.judge._prompt import BUILTIN_PROMPTS, VARIABLES, JudgePrompt, builtin_prompt, load_prompt
 from harness.judge._scale import SCALES, Parsed, Scale, parse_answer
@@ -84,6 +93,7 @@ __all__ = [
     "measure_agreement",
     "neutralise",
     "pairs_from_file",
+    "pairs_from_rankings",
     "pairs_from_run",
     "parse_answer",
     "provenance",

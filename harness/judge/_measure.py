@@ -84,7 +84,7 @@ def _label_agreement(
 def systems_agreement(pairs: PairSet, labels: Qrels) -> SystemAgreement | None:
     """The pooled arms' nDCG@10 under the human judgments and under ``labels``, on the queries both
     judge, and how alike the two orderings are (None: fewer than two arms)."""
-    if pairs.run is None or len(pairs.arms) < 2:
+    if len(pairs.rankings) < 2:
         return None
     qids = sorted(q for q in labels if labels[q] and q in pairs.dataset.qrels)
     if not qids:
@@ -92,8 +92,7 @@ def systems_agreement(pairs: PairSet, labels: Qrels) -> SystemAgreement | None:
     human = {q: pairs.dataset.qrels[q] for q in qids}
     judge = {q: labels[q] for q in qids}
     scores: list[tuple[float, float]] = []
-    for arm in pairs.arms:
-        ranking = pairs.run.ranking(pairs.dataset.name, arm)
+    for ranking in pairs.rankings.values():
         run = rank_run({q: ranking.get(q, []) for q in qids})
         scores.append((_mean(human, run), _mean(judge, run)))
     h, j = [s[0] for s in scores], [s[1] for s in scores]

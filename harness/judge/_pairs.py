@@ -2,7 +2,8 @@
 
 From a run (:func:`pairs_from_run`), the pool is ``harness pool``'s (the top ``depth`` of each chosen
 arm, from the run's TREC files), with the pairs people already judged kept in by default: those
-are where the judge's agreement with people is measured. From a file (:func:`pairs_from_file`): a
+are where the judge's agreement with people is measured. From rankings held in memory (an
+experiment's, :func:`pairs_from_rankings`), the same pool. From a file (:func:`pairs_from_file`): a
 pool or qrels file in the layouts the harness writes and reads, recognised by its first line:
 
 * TREC lines ``QUERY_ID 0 DOC_ID [GRADE]`` (``harness pool``'s ``pool.trec``, a qrels file), or
@@ -14,13 +15,15 @@ pool or qrels file in the layouts the harness writes and reads, recognised by it
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from harness.judgments import RunData, pool_dataset
+from harness.judgments import RunData, pool_rankings
+from harness.results import Ranking
 from indexer import ConfigError, DataError, Dataset, load_dataset
 
+DEFAULT_DEPTH = 10
 QUERY_COLUMNS = ("query_id", "query-id", "qid")
 DOC_COLUMNS = ("doc_id", "corpus-id", "docid", "doc-id")
 SHOWN = 5
@@ -39,17 +42,23 @@ class Pair:
 
 @dataclass(frozen=True, slots=True)
 class PairSet:
-    """Pairs of one dataset to judge, where they came from, and (from a run) the arms and the index."""
+    """Pairs of one dataset to judge, where they came from, and (from rankings) the arms' rankings, whose
+    order under human and judge labels is compared, and the index they searched."""
 
     dataset: Dataset
     pairs: tuple[Pair, ...]
     source: str
-    run: RunData | None = None
-    arms: tuple[str, ...] = ()
+    rankings: dict[str, Ranking] = field(default_factory=dict)
+    """arm -> query -> document ids, best first (empty for a pairs file)."""
+    run_dir: Path | None = None
     depth: int = 0
     index: str = ""
     judge_in_judgments: str | None = None
     """The judge whose labels are among the run's judgments (a re-scored run): they are not people's."""
+
+    @property
+    def arms(self) -> tuple[str, ...]:
+        return tuple(self.rankings)
 
     @property
     def queries(self) -> int:
@@ -68,7 +77,21 @@ def _dataset_name(run: RunData, dataset: str | None) -> str:
     return names[0]
 
 
-DEFAULT_DEPTH = 10
+def pairs_from_rankings(
+    ds: Dataset,
+    rankings: Mapping[str, Ranking],
+    *,
+    depth: int = DEFAULT_DEPTH,
+    unjudged_only: bool = False,
+    where: str = "the rankings",
+    index: str = "",
+) -> PairSet:
+    """The pooled top ``depth`` of ``rankings`` (arm -> query -> documents) over the judged queries of ``ds``."""
+    entries, _ = pool_rankings(ds, rankings, depth, include_judged=not unjudged_only)
+    which = "unjudged pairs" if unjudged_only else "pairs"
+    source = f"{which} in the top {depth} of {', '.join(rankings)} in {where}"
+    pairs = tuple(Pair(e.qid, e.doc_id) for e in entries)
+    return PairSet(ds, pairs, source, dict(rankings), depth=depth, index=index)
 
 
 def pairs_from_run(
@@ -83,15 +106,14 @@ def pairs_from_run(
     """The pooled top ``depth`` of ``arms`` (default every arm) of a run, on one of its datasets."""
     run = RunData.load(run_dir)
     name = _dataset_name(run, dataset)
-    pool = pool_dataset(run, name, arms, depth, data_path, include_judged=not unjudged_only)
-    chosen = tuple(a.arm for a in pool.per_arm)
-    pairs = tuple(Pair(e.qid, e.doc_id) for e in pool.entries)
-    which = "unjudged pairs" if unjudged_only else "pairs"
-    source = f"{which} in the top {depth} of {', '.join(chosen)} in {run_dir}"
+    ds = run.dataset(name, data_path)
+    rankings = {arm: run.ranking(name, arm) for arm in run.arms(name, arms)}
     result = run.results.datasets[name]
+    found = pairs_from_rankings(
+        ds, rankings, depth=depth, unjudged_only=unjudged_only, where=str(run_dir), index=result.index
+    )
     used = result.judgments.judge if result.judgments is not None else None
-    judge = used.id if used is not None else None
-    return PairSet(pool.dataset, pairs, source, run, chosen, depth, result.index, judge)
+    return replace(found, run_dir=Path(run_dir), judge_in_judgments=used.id if used is not None else None)
 
 
 def _rows(path: Path) -> list[tuple[int, list[str]]]:

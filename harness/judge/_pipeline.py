@@ -33,7 +33,7 @@ class JudgeResult:
 
 def default_output(spec: JudgeSpec, pairs: PairSet) -> Path:
     """``RUN_DIR/judged/<model>-<sha8 of the judge id>`` (or ``./judged/...`` for a pairs file)."""
-    root = pairs.run.run_dir if pairs.run is not None else Path(".")
+    root = pairs.run_dir if pairs.run_dir is not None else Path(".")
     tag = hashlib.sha256(spec.id.encode("utf-8")).hexdigest()[:8]
     return root / JUDGED_FOLDER / f"{slug(spec.judges[0].model, fallback='judge')}-{tag}"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.judge import Pair, pairs_from_file, read_pairs
+from harness.judge import Pair, pairs_from_file, pairs_from_rankings, read_pairs
 from indexer import DataError, load_dataset
 
 QUERIES = {"1", "3", "5"}
@@ -54,5 +54,21 @@ def test_a_pairs_file_for_a_dataset(gate_data: Path, tmp_path: Path) -> None:
     path.write_text(f"{qid} 0 {doc}\n{qid} 0 not-judged\n", encoding="utf-8")
     pairs = pairs_from_file(path, str(gate_data))
     assert (
-        pairs.pairs == (Pair(qid, doc), Pair(qid, "not-judged")) and pairs.judged == 1 and pairs.run is None
+        pairs.pairs == (Pair(qid, doc), Pair(qid, "not-judged"))
+        and pairs.judged == 1
+        and pairs.rankings == {}
+        and pairs.run_dir is None
     )
+
+
+def test_a_pool_of_rankings_held_in_memory(gate_data: Path) -> None:
+    """What an experiment (its rankings not yet in a run directory) pools: judged pairs kept, by default."""
+    ds = load_dataset(str(gate_data))
+    q1, q2 = sorted(ds.qrels)[:2]
+    rel = next(iter(ds.qrels[q1]))
+    rankings = {"a": {q1: [rel, "x", "y"], q2: ["x"]}, "b": {q1: ["y", "z"], "other": ["w"]}}
+    pairs = pairs_from_rankings(ds, rankings, depth=2)
+    assert pairs.pairs == (Pair(q1, rel), Pair(q1, "y"), Pair(q1, "x"), Pair(q1, "z"), Pair(q2, "x"))
+    assert pairs.arms == ("a", "b") and pairs.judged == 1 and "top 2 of a, b" in pairs.source
+    unjudged = pairs_from_rankings(ds, rankings, depth=2, unjudged_only=True)
+    assert Pair(q1, rel) not in unjudged.pairs and unjudged.judged == 0
