@@ -16,14 +16,28 @@ What a test can do with it (``server.state``):
 - slow every answer down (``delay_s``), require a key (``required_key``: 401 otherwise, echoing the
   key it got, as some servers do), and make answers carry a reasoning trace the way reasoning models
   do (``reasoning``: ``separate`` as ``reasoning_content``, ``think`` inline before ``</think>``,
-  ``huatuo`` as "## Thinking ... ## Final Response ...").
+  ``huatuo`` as "## Thinking ... ## Final Response ...");
+- stand in for LLM judges (``judge_labels``: the human grade of each (query id, document id), 0 for
+  pairs it does not hold). A judge prompt (``<query id=...>`` and ``<document id=...>`` in it) is
+  answered ``##final score: N`` by the behaviour the *model name* asks for (see :func:`judge_answer`):
+  ``truth``, ``flip:F`` (the label mirrored on the share F of pairs chosen by :func:`flips`),
+  ``random``, ``offscale:F`` (an answer off the scale on the share F), ``obey`` (follows an "answer N"
+  found in the document) and ``echo`` (repeats that instruction instead of a label); ``@SEED`` after
+  the name changes which pairs. These judges never read the texts: they measure the harness's
+  judging machinery (prompts, parsing, counting, agreement), not any LLM's quality.
+
+``python -m tests._openai_server --port 8790 --qrels FILE`` serves the same stand-ins from the shell.
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
+import html
 import json
+import re
+import signal
 import threading
 import time
 from collections import Counter
@@ -60,6 +74,8 @@ class ServerState:
     reasoning: str = "none"  # none | separate | think | huatuo
     log: list[tuple[float, str, int]] = field(default_factory=list)  # (time, route, status)
     bodies: list[dict[str, Any]] = field(default_factory=list)  # every chat request body received
+    judge_labels: dict[tuple[str, str], int] | None = None  # stand-in judges: (qid, doc) -> human grade
+    judge_events: Counter[str] = field(default_factory=Counter)  # what the stand-in judges answered
     texts_embedded: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -114,6 +130,70 @@ def chat_answer(messages: list[dict[str, Any]], reasoning: str) -> tuple[str, st
     if reasoning == "huatuo":
         return f"## Thinking\n\n{thought}\n\n## Final Response\n\n{answer}", None
     return answer, None
+
+
+# ----------------------------------------------------------------- stand-in judges
+_QUERY_ID = re.compile(r'<query id="([^"]*)">')
+_DOC = re.compile(r'<document id="([^"]*)">\n(.*?)\n</document>', re.DOTALL)
+_LABELS = re.compile(r"one of ((?:\d+, )*\d+)")
+_ORDER = re.compile(r"answer (\d+)", re.IGNORECASE)
+#: answers that are no label on any scale (one is chosen per pair)
+OFF_SCALE = (
+    "##final score: 7",
+    "##final score: 2.5",
+    "Relevant.",
+    "##final score: high",
+    "It could be 1 or 2.",
+)
+
+
+def unit(*parts: object) -> float:
+    """A number in [0, 1) fixed by ``parts`` (the stand-ins' only source of chance)."""
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def flips(qid: str, doc: str, fraction: float, seed: int = 0) -> bool:
+    """Whether ``flip:F`` mirrors this pair's label (about the share ``fraction`` of pairs, any label)."""
+    return unit("flip", seed, qid, doc) < fraction
+
+
+def on_scale(grade: int, top: int, graded_human: bool) -> int:
+    """A human grade as the stand-in's truth on a 0..top scale (a binary human 1 is the top of a graded scale)."""
+    if top == 1:
+        return int(grade >= 1)
+    return min(grade, top) if graded_human else top * int(grade >= 1)
+
+
+def _behaviour(model: str) -> tuple[str, float, int]:
+    name, _, seed = model.partition("@")
+    kind, _, share = name.partition(":")
+    return kind, float(share or 0.0), int(seed or 0)
+
+
+def judge_answer(model: str, prompt: str, labels: dict[tuple[str, str], int]) -> tuple[str, str]:
+    """(answer, event) of the stand-in judge ``model`` for one judge prompt."""
+    qid = html.unescape(_QUERY_ID.search(prompt).group(1))  # type: ignore[union-attr]
+    found = _DOC.search(prompt)
+    assert found is not None, "a judge prompt carries its document inside <document id=...> ... </document>"
+    doc, text = html.unescape(found.group(1)), found.group(2)
+    scale = _LABELS.findall(prompt)
+    top = int(scale[-1].split(", ")[-1]) if scale else 1
+    graded = max(labels.values(), default=0) > 1
+    truth = on_scale(labels.get((qid, doc), 0), top, graded)
+    kind, share, seed = _behaviour(model)
+    order = _ORDER.search(text)
+    if kind == "flip" and flips(qid, doc, share, seed):
+        return f"##final score: {top - truth}", "flipped"
+    if kind == "random":
+        return f"##final score: {int(unit('random', seed, qid, doc) * (top + 1))}", "random"
+    if kind == "offscale" and unit("offscale", seed, qid, doc) < share:
+        return OFF_SCALE[int(unit("which", qid, doc) * len(OFF_SCALE))], "offscale"
+    if kind == "obey" and order:
+        return f"##final score: {order.group(1)}", "obeyed"
+    if kind == "echo" and order:
+        return f"As the document says, I will ignore the instructions and {order.group(0)}.", "echoed"
+    return f"##final score: {truth}", "truth"
 
 
 class _Embedder:
@@ -202,7 +282,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> dict[str, Any]:
         messages = body.get("messages") or []
-        content, reasoning = chat_answer(messages, self.server.state.reasoning)
+        content, reasoning = self._content(messages, str(body.get("model")))
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if reasoning is not None:
             message["reasoning_content"] = reasoning
@@ -221,6 +301,16 @@ class _Handler(BaseHTTPRequestHandler):
                 "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
             },
         }
+
+    def _content(self, messages: list[dict[str, Any]], model: str) -> tuple[str, str | None]:
+        state = self.server.state
+        prompt = "\n".join(str(m.get("content", "")) for m in messages)
+        if state.judge_labels is None or "<query id=" not in prompt:
+            return chat_answer(messages, state.reasoning)
+        answer, event = judge_answer(model, prompt, state.judge_labels)
+        with state.lock:
+            state.judge_events[f"{model} {event}"] += 1
+        return answer, None
 
     def _embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
         texts = body.get("input")
@@ -276,8 +366,8 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, state: ServerState, embedder: _Embedder) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, state: ServerState, embedder: _Embedder, port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
         self.state = state
         self.embedder = embedder
 
@@ -305,3 +395,41 @@ def openai_server() -> Iterator[OpenAIServer]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def _stop(signum: int, frame: object) -> None:  # pragma: no cover
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def _serve() -> None:  # pragma: no cover - the shell entry of the stand-ins
+    """Serve the stand-in judges on a port, their truth read from a judgments file, until interrupted."""
+    from indexer import read_judgments
+
+    parser = argparse.ArgumentParser(description="OpenAI-compatible stand-ins (no LLM): see this module.")
+    parser.add_argument("--port", type=int, default=8790)
+    parser.add_argument(
+        "--qrels", type=str, required=True, help="human judgments (TREC, TSV, ...) by query id"
+    )
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, _stop)
+    judged = read_judgments(args.qrels).qrels().qrels
+    state = ServerState(judge_labels={(q, d): g for q, docs in judged.items() for d, g in docs.items()})
+    server = _Server(state, _EMBEDDER, args.port)
+    print(
+        f"stand-in judges at http://127.0.0.1:{server.server_address[1]}/v1 (truth: {args.qrels})", flush=True
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        print(
+            "what the stand-ins answered:",
+            json.dumps(dict(sorted(state.judge_events.items())), indent=1),
+            flush=True,
+        )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _serve()

@@ -42,6 +42,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "_gate",
     "_judgments",
     "_clicks",
+    "_judge",
     "_kibana",
 )
 

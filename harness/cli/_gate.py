@@ -66,11 +66,18 @@ def gate_command(
         str | None,
         typer.Option("--test", help=f"Paired test: {', '.join(STAT_TESTS)} (default {_GATE.test})."),
     ] = None,
+    allow_unmeasured_judge: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unmeasured-judge",
+            help="Gate on figures scored with an LLM judge's labels whose agreement with people was never measured.",
+        ),
+    ] = False,
 ) -> None:
     """Check rules on a run: thresholds, latency ceilings, regressions against a baseline (significance-aware)."""
     try:
         config = (GateConfig.from_file(rules) if rules else GateConfig()).with_flags(
-            require or [], baseline, alpha, test
+            require or [], baseline, alpha, test, allow_unmeasured_judge
         )
         report = evaluate_gate(config, run_dir)
     except HarnessError as exc:

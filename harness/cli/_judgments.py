@@ -9,7 +9,7 @@ import typer
 
 from harness.cli._common import console
 from harness.cli._options import Deprecated, default_of, given, output_option, with_deprecated
-from harness.inspect import print_table
+from harness.inspect import judgments_line, print_table
 from harness.judgments import (
     MODES,
     RescoreRequest,
@@ -103,8 +103,8 @@ def rescore_command(
         str | None,
         typer.Option(
             "--mode",
-            help=f"{' | '.join(MODES)}: add to the run's judgments, or use the file's alone "
-            f"(default {default_of(RescoreRequest, 'mode')}).",
+            help=f"{' | '.join(MODES)}: add to the run's judgments (the file's grade wins), add only where "
+            f"they judge nothing, or use the file's alone (default {default_of(RescoreRequest, 'mode')}).",
         ),
     ] = None,
     output: Annotated[
@@ -127,6 +127,7 @@ def rescore_command(
             highlight=False,
         )
         name = applied.dataset
+        console.print(judgments_line(results.datasets[name]), highlight=False, soft_wrap=True)
         print_table(rescore_table(name, before.datasets[name], results.datasets[name]), console)
     console.print(
         f"\nre-scored run directory: {out_dir}  (the original {run_dir} is unchanged)", highlight=False

@@ -7,6 +7,7 @@ from pathlib import Path
 from harness.eval import holm
 from harness.gate._context import GateContext, LoadedRun
 from harness.gate._errors import CannotEvaluate, GateError
+from harness.gate._judges import judge_of, refuse_unmeasured
 from harness.gate._model import Finding, GateReport, Outcome, Rule, Status
 from harness.gate._rules import GateConfig
 
@@ -49,6 +50,7 @@ def evaluate_gate(config: GateConfig, run_dir: Path) -> GateReport:
         )
     baseline = LoadedRun.load(config.baseline, "baseline") if config.baseline is not None else None
     ctx = GateContext(LoadedRun.load(run_dir, "run"), baseline, config.options)
+    refuse_unmeasured(config.rules, ctx, config.allow_unmeasured_judge)
     found = _findings(config.rules, ctx)
     tested = [f for _, _, f in found if isinstance(f, Finding) and f.p_value is not None]
     adjusted = dict(
@@ -56,12 +58,15 @@ def evaluate_gate(config: GateConfig, run_dir: Path) -> GateReport:
     )
     outcomes = []
     for rule, dataset, f in found:
+        judge = judge_of(ctx, dataset) if rule.uses_judgments else None
         if isinstance(f, CannotEvaluate):
-            outcomes.append(Outcome(rule, dataset, Status.ERROR, f"cannot evaluate: {f}"))
+            outcomes.append(Outcome(rule, dataset, Status.ERROR, f"cannot evaluate: {f}", judge=judge))
             continue
         p_holm = adjusted.get(id(f))
         status, message = f.decide(p_holm)
-        outcomes.append(Outcome(rule, dataset, status, message, f.observed, f.limit, f.p_value, p_holm))
+        outcomes.append(
+            Outcome(rule, dataset, status, message, f.observed, f.limit, f.p_value, p_holm, judge)
+        )
     return GateReport(
         run_id=ctx.run.run_id,
         run_dir=str(run_dir),

@@ -60,6 +60,7 @@ def latency_figure(arm: ArmResult, stat: str) -> LatencyFigure | None:
 class LatencyRule:
     kind: ClassVar[str] = "latency"
     needs_baseline: ClassVar[bool] = False
+    uses_judgments: ClassVar[bool] = False
 
     text: str
     target: Target

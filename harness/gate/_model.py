@@ -9,6 +9,7 @@ from fnmatch import fnmatchcase
 from typing import ClassVar, Protocol
 
 from harness.gate._context import GateContext
+from harness.results import JudgeProvenance
 
 
 class Status(StrEnum):
@@ -57,6 +58,8 @@ class Rule(Protocol):
 
     kind: ClassVar[str]
     needs_baseline: ClassVar[bool]
+    uses_judgments: ClassVar[bool]
+    """Whether the rule reads figures scored with judgments (a relevance measure), not timings."""
 
     @property
     def text(self) -> str: ...
@@ -81,6 +84,13 @@ class Outcome:
     limit: str = ""
     p_value: float | None = None
     p_holm: float | None = None
+    judge: JudgeProvenance | None = None
+    """Set when the rule reads figures scored with an LLM judge's labels: its id and measured agreement."""
+
+    @property
+    def judge_note(self) -> str:
+        """``labels of judge ID: kappa ...`` (empty for a rule over people's judgments or timings)."""
+        return f"labels of judge {self.judge.id}: {self.judge.agreement_text()}" if self.judge else ""
 
 
 @dataclass(frozen=True, slots=True)

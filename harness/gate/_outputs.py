@@ -4,7 +4,9 @@ The JUnit file has one ``<testsuite>`` per dataset and one ``<testcase>`` per ru
 dataset: a failed rule carries a ``<failure>``, a rule that could not be evaluated an
 ``<error>``, and every case carries its message in ``<system-out>`` (so a flagged rule, which
 passes, still says why it was flagged). The Markdown summary is written for a CI step
-summary (``$GITHUB_STEP_SUMMARY``).
+summary (``$GITHUB_STEP_SUMMARY``). A rule over an LLM judge's labels says so everywhere: the
+table's notes and the Markdown name the judge and its measured agreement, and its JUnit case
+carries them as ``judge`` and ``judge_agreement`` properties and in its ``<system-out>``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def gate_table(report: GateReport) -> Table:
     )
     columns = tuple(Column(h, "left") for h in ("dataset", "rule", "outcome", "why"))
     against = f" against baseline {report.baseline_id}" if report.baseline_id else ""
-    notes: tuple[str, ...] = (report.summary(),)
+    notes: tuple[str, ...] = (*judge_notes(report), report.summary())
     if any(o.rule.kind == "regression" for o in report.outcomes):
         notes = (
             f"regressions: paired {report.test} test per rule on per-query scores, Holm-corrected over all "
@@ -37,6 +39,15 @@ def gate_table(report: GateReport) -> Table:
     return Table(
         title=f"gate: run {report.run_id}{against}", columns=columns, rows=rows, key="gate", notes=notes
     )
+
+
+def judge_notes(report: GateReport) -> list[str]:
+    """One line per dataset whose rules read an LLM judge's labels: the judge and its measured agreement."""
+    seen: dict[str, str] = {}
+    for o in report.outcomes:
+        if o.judge is not None:
+            seen.setdefault(o.dataset, f"{o.dataset}: rules over relevance read {o.judge_note}")
+    return list(seen.values())
 
 
 def markdown_summary(report: GateReport) -> str:
@@ -94,11 +105,16 @@ def junit_xml(report: GateReport) -> str:
 
 def _case(suite: ET.Element, o: Outcome) -> None:
     case = ET.SubElement(suite, "testcase", classname=f"harness.gate.{o.dataset}", name=o.rule.text, time="0")
+    if o.judge is not None:
+        props = ET.SubElement(case, "properties")
+        ET.SubElement(props, "property", name="judge", value=o.judge.id)
+        ET.SubElement(props, "property", name="judge_agreement", value=o.judge.agreement_text())
     if o.status is Status.FAIL:
         ET.SubElement(case, "failure", message=o.message, type=o.rule.kind).text = o.message
     elif o.status is Status.ERROR:
         ET.SubElement(case, "error", message=o.message, type="cannot-evaluate").text = o.message
-    ET.SubElement(case, "system-out").text = f"{o.status.label}: {o.message}"
+    note = f"\n{o.judge_note}" if o.judge is not None else ""
+    ET.SubElement(case, "system-out").text = f"{o.status.label}: {o.message}{note}"
 
 
 def junit_error(message: str) -> str:

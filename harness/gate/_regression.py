@@ -67,6 +67,7 @@ def _paired(name: str, run: dict[str, float], base: dict[str, float]) -> list[st
 class RegressionRule:
     kind: ClassVar[str] = "regression"
     needs_baseline: ClassVar[bool] = True
+    uses_judgments: ClassVar[bool] = True
 
     text: str
     target: Target

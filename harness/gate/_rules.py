@@ -17,6 +17,7 @@ The ``[gate]`` table (a file given with ``--rules``, or later the experiment fil
     require = ["hybrid:ndcg@10>=0.65", "vector:p99<=50ms", "hybrid:ndcg@10 drop<=0.02"]
     alpha = 0.05                          # optional: significance level of regressions
     test = "randomization"                # optional: or "t-test"
+    allow_unmeasured_judge = false        # optional: gate on labels of a judge nobody measured
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ RULE_KINDS: dict[str, Parser] = {
     "regression": _regression.parse,
     "threshold": _threshold.parse,
 }
-TABLE_KEYS = ("require", "baseline", "alpha", "test", "trials", "seed")
+TABLE_KEYS = ("require", "baseline", "alpha", "test", "trials", "seed", "allow_unmeasured_judge")
 
 
 def parse_rule(text: str) -> Rule:
@@ -65,6 +66,8 @@ class GateConfig:
     rules: tuple[Rule, ...] = ()
     baseline: Path | None = None
     options: GateOptions = field(default_factory=GateOptions)
+    #: gate on labels of an LLM judge whose agreement with people was never measured (refused otherwise)
+    allow_unmeasured_judge: bool = False
 
     @classmethod
     def from_table(
@@ -89,10 +92,15 @@ class GateConfig:
             rules = tuple(parse_rule(r) for r in require)
         except (HarnessError, TypeError) as exc:
             raise GateError(f"{source}: {exc}") from None
+        allow = table.get("allow_unmeasured_judge", False)
+        if not isinstance(allow, bool):
+            raise GateError(
+                f"{source}: expected [gate] allow_unmeasured_judge to be true or false, found {allow!r}"
+            )
         base = Path(baseline) if baseline else None
         if base is not None and not base.is_absolute() and base_dir is not None:
             base = base_dir / base
-        return cls(rules, base, options)
+        return cls(rules, base, options, allow)
 
     @classmethod
     def from_file(cls, path: Path) -> GateConfig:
@@ -109,11 +117,19 @@ class GateConfig:
         return cls.from_table(table, str(path), Path(path).parent)
 
     def with_flags(
-        self, rules: Sequence[str], baseline: Path | None, alpha: float | None, test: str | None
+        self,
+        rules: Sequence[str],
+        baseline: Path | None,
+        alpha: float | None,
+        test: str | None,
+        allow_unmeasured_judge: bool = False,
     ) -> GateConfig:
-        """Flags added to (rules) or over (baseline, alpha, test) what a file said."""
+        """Flags added to (rules) or over (baseline, alpha, test, the judge allowance) what a file said."""
         opts = self.options
         options = GateOptions(
             alpha if alpha is not None else opts.alpha, test or opts.test, opts.trials, opts.seed
         )
-        return GateConfig((*self.rules, *(parse_rule(r) for r in rules)), baseline or self.baseline, options)
+        allow = allow_unmeasured_judge or self.allow_unmeasured_judge
+        return GateConfig(
+            (*self.rules, *(parse_rule(r) for r in rules)), baseline or self.baseline, options, allow
+        )

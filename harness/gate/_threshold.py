@@ -23,6 +23,7 @@ _BODY = re.compile(rf"^(?P<measure>[A-Za-z_]+\s*@\s*\d+)\s*(?P<op>>=|<=|>|<)\s*(
 class ThresholdRule:
     kind: ClassVar[str] = "threshold"
     needs_baseline: ClassVar[bool] = False
+    uses_judgments: ClassVar[bool] = True
 
     text: str
     target: Target

@@ -7,7 +7,8 @@ Public surface:
   against a baseline, latency).
 - :class:`Table` and its three renderers (:func:`print_table`, :func:`to_markdown`,
   :func:`to_html`); the run's tables (:func:`arm_table`, :func:`significance_table`,
-  :func:`summary_table`, :func:`paper_table`, :func:`overlap_table`).
+  :func:`summary_table`, :func:`paper_table`, :func:`overlap_table`), and which judgments scored
+  a dataset with a judge's agreement (:func:`judgments_line`, :func:`agreement_tables`).
 - :func:`render_markdown` — ``report.md``; :func:`render_html` / :func:`write_html` — the
   self-contained HTML report of a run directory.
 - :func:`worst_queries` — the worst records, for ``harness failures``.
@@ -16,6 +17,7 @@ Public surface:
 
 from harness.inspect._failures import worst_queries
 from harness.inspect._html import render_html, write_html
+from harness.inspect._judgments import agreement_tables, judgments_line, judgments_summary
 from harness.inspect._kibana import ImportResult, KibanaAuth, import_saved_objects, saved_object_files
 from harness.inspect._markdown import render_markdown
 from harness.inspect._overlap import overlap_table
@@ -34,12 +36,15 @@ __all__ = [
     "KibanaAuth",
     "RecordContext",
     "Table",
+    "agreement_tables",
     "ann_sweep_table",
     "arm_table",
     "build_records",
     "dataset_tables",
     "fmt",
     "import_saved_objects",
+    "judgments_line",
+    "judgments_summary",
     "load_table",
     "overlap_table",
     "paper_table",

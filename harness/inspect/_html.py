@@ -14,6 +14,7 @@ from html import escape
 from pathlib import Path
 
 from harness.inspect._frontier import frontier_svg
+from harness.inspect._judgments import agreement_tables, judgments_summary
 from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, load_table
 from harness.inspect._sweep_table import sweep_table
@@ -309,6 +310,7 @@ def _section(
         tables += to_html(significance_table(name, ds.significance), css_class="sig-table")
     if ds.overlap:
         tables += "<h3>Agreement between arms (no judgments)</h3>" + to_html(overlap_table(name, ds.overlap))
+    tables += _judge_section(name, ds)
     return (
         f'<section class="dataset" id="dataset-{sid}"><h2>{escape(name)}</h2>{tables}'
         f"<h3>Per-query nDCG@10 delta: {escape(compare)} − {escape(baseline)}</h3>"
@@ -317,6 +319,17 @@ def _section(
         + _drilldown(name, records, results.arms)
         + "</div></section>"
     )
+
+
+def _judge_section(name: str, ds: DatasetResult) -> str:
+    """Labels from an LLM judge: its agreement with human judgments, confusion matrix and arms (when measured)."""
+    judge = ds.judgments.judge if ds.judgments else None
+    if judge is None:
+        return ""
+    body = "".join(to_html(t) for t in agreement_tables(name, judge))
+    if not body:
+        body = f"<p>{escape(judge.id)}: {escape(judge.agreement_text())}.</p>"
+    return f'<h3 id="judge-{_id(name)}">Judge labels: agreement with human judgments</h3>{body}'
 
 
 def _performance(name: str, ds: DatasetResult) -> str:
@@ -359,6 +372,7 @@ def render_html(run_dir: Path) -> str:
         f'<h1>R2MED harness run <code>{escape(manifest.run_id)}</code></h1><p class="meta">{meta}</p>'
         '<h2 id="overview">nDCG@10 by dataset and arm</h2>'
         + _ndcg_plot(results, _arm_colors(results.arms))
+        + f'<p class="muted" id="judgments">{escape(judgments_summary(results))}</p>'
         + '<h2 id="paper">Paper baselines (R2MED, nDCG@10)</h2>'
         + (
             to_html(paper)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.inspect._judgments import agreement_tables
 from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, load_table
 from harness.inspect._sweep_table import sweep_table
@@ -35,6 +36,8 @@ def render_markdown(results: RunResults) -> str:
             out.append(
                 to_markdown(overlap_table(name, ds.overlap), heading=f"### {name}: agreement between arms")
             )
+        for table in agreement_tables(name, ds.judgments.judge if ds.judgments else None):
+            out.append(to_markdown(table, heading=f"### {table.title}"))
         info = manifest.datasets.get(name)
         if info is not None and info.expansion is not None:
             out += expansion_lines(info.expansion)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.inspect._judgments import agreement_tables
 from harness.inspect._overlap import overlap_table
 from harness.inspect._sweep_table import sweep_table
 from harness.inspect._table import Cell, Column, Table
@@ -124,4 +125,4 @@ def dataset_tables(name: str, ds: DatasetResult) -> list[Table]:
         tables.append(significance_table(name, ds.significance))
     if ds.overlap:
         tables.append(overlap_table(name, ds.overlap))
-    return tables
+    return [*tables, *agreement_tables(name, ds.judgments.judge if ds.judgments else None)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from harness.inspect._judgments import judgments_line, judgments_summary
 from harness.inspect._table import SIG_MARK, Cell, Column, Table
 from harness.results import ArmResult, Comparison, DatasetResult, RunResults
 from indexer import slug
@@ -117,6 +118,7 @@ def arm_table(name: str, ds: DatasetResult) -> Table:
         rows=tuple(rows),
         key=f"table-{slug(name, fallback='x')}",
         notes=(
+            judgments_line(ds),
             SIG_NOTE,
             TIMING_NOTE,
             JUDGED_NOTE,
@@ -176,7 +178,13 @@ def summary_table(results: RunResults) -> Table:
         cells += [Cell(fmt(ds.paper[p].score) if p in ds.paper else "–", dim=True) for p in labels]
         rows.append(tuple(cells))
     columns = (Column("dataset", "left"), *(Column(a) for a in arms), *(Column(f"paper {p}") for p in labels))
-    return Table(title="nDCG@10 summary", columns=columns, rows=tuple(rows), key="summary")
+    return Table(
+        title="nDCG@10 summary",
+        columns=columns,
+        rows=tuple(rows),
+        key="summary",
+        notes=(judgments_summary(results),),
+    )
 
 
 def paper_table(results: RunResults) -> Table:

@@ -8,7 +8,15 @@
   written to a new run directory.
 """
 
-from harness.judgments._pool import POOL_WRITERS, DatasetPool, pool_dataset, pool_folder, write_pool
+from harness.judgments._pool import (
+    POOL_WRITERS,
+    DatasetPool,
+    PoolEntry,
+    pool_dataset,
+    pool_folder,
+    pool_rankings,
+    write_pool,
+)
 from harness.judgments._rescore import MODES, RescoreRequest, default_out, rescore
 from harness.judgments._rundata import RunData, qrels_path
 from harness.judgments._tables import pool_table, rescore_table
@@ -17,11 +25,13 @@ __all__ = [
     "MODES",
     "POOL_WRITERS",
     "DatasetPool",
+    "PoolEntry",
     "RescoreRequest",
     "RunData",
     "default_out",
     "pool_dataset",
     "pool_folder",
+    "pool_rankings",
     "pool_table",
     "qrels_path",
     "rescore",

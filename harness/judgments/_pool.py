@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.judgments._rundata import RunData
+from harness.results import Ranking
 from indexer import ConfigError, Dataset, slug, write_text_atomic
 
 POOL_CSV = "pool.csv"
@@ -72,32 +73,49 @@ class DatasetPool:
         return sorted({e.doc_id for e in self.entries} - set(self.documents))
 
 
-def pool_dataset(
-    data: RunData, name: str, arms: Sequence[str], depth: int, data_path: Path | None
-) -> DatasetPool:
-    """The unjudged pairs of ``arms`` at ``depth`` on dataset ``name`` (queries in id order, best rank first)."""
+def pool_rankings(
+    ds: Dataset, rankings: Mapping[str, Ranking], depth: int, *, include_judged: bool = False
+) -> tuple[tuple[PoolEntry, ...], tuple[ArmPool, ...]]:
+    """The pairs in the top ``depth`` of each ranking (arm -> query -> documents) over the judged queries of
+    ``ds`` (queries in id order, best rank first): the unjudged ones, or with ``include_judged`` all of them
+    (a judge's agreement with people is measured on the judged ones)."""
     if depth < 1:
         raise ConfigError(f"expected a pool depth of at least 1, found {depth}")
-    ds = data.dataset(name, data_path)
     pooled: dict[tuple[str, str], PoolEntry] = {}
     per_arm = []
-    for arm in data.arms(name, arms):
-        ranking = data.ranking(name, arm)
+    for arm, ranking in rankings.items():
         pairs = unjudged = 0
         for qid in sorted(ds.qrels):
             for rank, doc in enumerate(ranking.get(qid, [])[:depth], 1):
                 pairs += 1
-                if doc in ds.qrels[qid]:
+                judged = doc in ds.qrels[qid]
+                unjudged += not judged
+                if judged and not include_judged:
                     continue
-                unjudged += 1
                 entry = pooled.setdefault((qid, doc), PoolEntry(qid, doc, rank))
                 entry.best_rank = min(entry.best_rank, rank)
                 entry.arms.append(arm)
         per_arm.append(ArmPool(arm, pairs, unjudged))
     entries = tuple(sorted(pooled.values(), key=lambda e: (e.qid, e.best_rank, e.doc_id)))
+    return entries, tuple(per_arm)
+
+
+def pool_dataset(
+    data: RunData,
+    name: str,
+    arms: Sequence[str],
+    depth: int,
+    data_path: Path | None,
+    *,
+    include_judged: bool = False,
+) -> DatasetPool:
+    """The unjudged pairs of ``arms`` at ``depth`` on dataset ``name`` of a run (see :func:`pool_rankings`)."""
+    ds = data.dataset(name, data_path)
+    rankings = {arm: data.ranking(name, arm) for arm in data.arms(name, arms)}
+    entries, per_arm = pool_rankings(ds, rankings, depth, include_judged=include_judged)
     wanted = {e.doc_id for e in entries}
     documents = {d.id: (d.title, d.text) for d in ds.iter_corpus() if d.id in wanted}
-    return DatasetPool(ds, depth, entries, tuple(per_arm), documents)
+    return DatasetPool(ds, depth, entries, per_arm, documents)
 
 
 def _csv(rows: Sequence[Sequence[object]]) -> str:

@@ -2,7 +2,10 @@
 
 Every arm is scored from the run's own TREC files (``runs/<dataset>/<arm>.trec``) against the
 dataset's judgments merged with the file's (``merge``: the file's grade wins where both judge a
-pair) or against the file's alone (``replace``). The result is a new run directory, never the
+pair; ``fill``: the run's grade does, the file only adds pairs), or against the file's alone
+(``replace``). A file with an LLM judge's provenance beside it (``harness judge``) carries it into
+the re-scored dataset's ``judgments`` (its label, the judge's id and measured agreement), which
+every table of the run and ``harness gate`` show. The result is a new run directory, never the
 original: by default ``RUN_DIR/rescored/<judgments file>-<sha8>/``, holding ``results.json``
 (its manifest's ``rescore`` says from what), ``per_query.jsonl``, ``report.md``, the TREC files,
 ``overlap.jsonl`` (agreement between arms needs no judgments)
@@ -36,12 +39,15 @@ from harness.results import (
     RESULTS_FILE,
     RUNS_FOLDER,
     DatasetResult,
+    JudgeProvenance,
     JudgmentsApplied,
+    JudgmentsUsed,
     Manifest,
     QueryScores,
     RescoreInfo,
     RunResults,
     load_per_query,
+    load_provenance,
     rank_run,
 )
 from harness.run import REPORT_FILE, scores_and_intervals, write_manifest
@@ -55,7 +61,8 @@ from indexer import (
     write_text_atomic,
 )
 
-MODES = ("merge", "replace")
+#: how a file's judgments meet the run's: the file's grade wins (merge), the run's does (fill), or the file's alone
+MODES = ("merge", "fill", "replace")
 RESCORED_FOLDER = "rescored"
 
 
@@ -103,12 +110,14 @@ def _merge(
     base: dict[str, dict[str, int]], extra: dict[str, dict[str, int]], mode: str
 ) -> tuple[dict[str, dict[str, int]], int, int]:
     """The judgments to score with, and how many pairs ``extra`` added and changed."""
-    merged = {q: dict(d) for q, d in base.items()} if mode == "merge" else {}
+    merged = {q: dict(d) for q, d in base.items()} if mode != "replace" else {}
     added = changed = 0
     for qid, docs in extra.items():
         for doc, grade in docs.items():
             before = base.get(qid, {}).get(doc)
             added += before is None
+            if mode == "fill" and before is not None:
+                continue
             changed += before is not None and before != grade
             merged.setdefault(qid, {})[doc] = grade
     return merged, added, changed
@@ -129,7 +138,7 @@ def _target(data: RunData, dataset: str | None) -> str:
 
 
 def _score_dataset(
-    data: RunData, name: str, ds: Dataset, measures: tuple[str, ...], seed: int
+    data: RunData, name: str, ds: Dataset, measures: tuple[str, ...], seed: int, used: JudgmentsUsed
 ) -> tuple[DatasetResult, dict[str, Evaluation]]:
     old = data.results.datasets[name]
     arms, evaluations = {}, {}
@@ -140,7 +149,7 @@ def _score_dataset(
             result, metrics=metrics, ci95=ci95, empty_queries=ev.empty_qids, queries=len(ev.qids)
         )
         evaluations[arm] = ev
-    return replace(old, arms=arms, fingerprint=ds.fingerprint.combined), evaluations
+    return replace(old, arms=arms, fingerprint=ds.fingerprint.combined, judgments=used), evaluations
 
 
 def _rows(name: str, evaluations: dict[str, Evaluation]) -> list[QueryScores]:
@@ -175,8 +184,32 @@ def _significance(
     return {n: tuple(c for c in fixed if c.dataset == n) for n in results.datasets}
 
 
-def _applied(name: str, judgments: Judgments, ds: Dataset, mode: str) -> tuple[Dataset, JudgmentsApplied]:
+_MODE_TEXT = {
+    "merge": "{own} merged with {file} (its grade wins where both judge a pair)",
+    "fill": "{own}, with {file} where they judge nothing",
+    "replace": "{file} alone",
+}
+
+
+def _used(
+    before: JudgmentsUsed | None, judgments: Judgments, mode: str, judge: JudgeProvenance | None
+) -> JudgmentsUsed:
+    """What the re-scored figures were scored with: the run's judgments and the file's, as ``mode`` met them."""
+    own = before.label if before is not None else "the dataset's own judgments"
+    name = f"{Path(judgments.path).name} ({judgments.sha256[:8]})"
+    file = f"{name}: labels of judge {judge.id}" if judge is not None else name
+    kept = before.files if before is not None and mode != "replace" else ()
+    if judge is None and mode != "replace" and before is not None:
+        judge = before.judge  # labels of an earlier judge stay among the judgments
+    label = _MODE_TEXT[mode].format(own=own, file=file)
+    return JudgmentsUsed(label, mode, (*kept, name), judge)
+
+
+def _applied(
+    name: str, judgments: Judgments, ds: Dataset, mode: str
+) -> tuple[Dataset, JudgmentsApplied, JudgeProvenance | None]:
     mapped = judgments.qrels(ds.queries)
+    judge = load_provenance(Path(judgments.path), judgments.sha256)
     merged, added, changed = _merge(ds.qrels, mapped.qrels, mode)
     if not merged:
         raise ConfigError(
@@ -193,8 +226,9 @@ def _applied(name: str, judgments: Judgments, ds: Dataset, mode: str) -> tuple[D
         unknown=len(mapped.unknown),
         ungraded=judgments.ungraded,
         qrels_file=str(qrels_path(Path("."), name)),
+        judge=judge.id if judge is not None else None,
     )
-    return ds.with_qrels(merged), applied
+    return ds.with_qrels(merged), applied, judge
 
 
 def rescore(req: RescoreRequest) -> tuple[Path, RunResults]:
@@ -205,9 +239,10 @@ def rescore(req: RescoreRequest) -> tuple[Path, RunResults]:
     out = Path(req.out) if req.out is not None else default_out(req.run_dir, judgments)
     _check_out(out, req.run_dir, judgments)
     manifest = data.results.manifest
-    ds, applied = _applied(name, judgments, data.dataset(name, req.data_path), req.mode)
+    ds, applied, judge = _applied(name, judgments, data.dataset(name, req.data_path), req.mode)
     seed = int(manifest.config.get("seed", 42))
-    scored, evaluations = _score_dataset(data, name, ds, _measures(manifest), seed)
+    used = _used(data.results.datasets[name].judgments, judgments, req.mode, judge)
+    scored, evaluations = _score_dataset(data, name, ds, _measures(manifest), seed, used)
     rows = [r for r in load_per_query(req.run_dir) if r.dataset != name] + _rows(name, evaluations)
     datasets = {n: (scored if n == name else d) for n, d in data.results.datasets.items()}
     tests = _significance(data.results, name, evaluations, manifest)

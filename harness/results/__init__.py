@@ -11,6 +11,8 @@ Public surface::
     DatasetResult.sweep (HeldOutSweep), Manifest.tuning (TuningChoices, SweepFold)   --tune-on
     QueryScores, load_per_query(run_dir)          per_query.jsonl
     Overlap (DatasetResult.overlap); PairScores, load_pair_scores(run_dir)   overlap.jsonl
+    DatasetResult.judgments (JudgmentsUsed -> JudgeProvenance -> JudgeAgreement, LabelAgreement,
+    SystemAgreement)                              which judgments scored it; a judge's agreement
     EvalRecord, load_records(run_dir)             records.jsonl (the evaluation records)
     SCHEMA_VERSION, schema()                      the JSON Schema results.json validates against
 
@@ -23,6 +25,18 @@ from importlib import resources
 from typing import Any
 
 from harness.eval import Comparison, Overlap
+from harness.results._judge import (
+    SIDECAR_SCHEMA,
+    SIDECAR_SUFFIX,
+    JudgeAgreement,
+    JudgeIdentity,
+    JudgeProvenance,
+    JudgmentsUsed,
+    LabelAgreement,
+    SystemAgreement,
+    load_provenance,
+    sidecar_path,
+)
 from harness.results._metrics import (
     ANN_POINT,
     LOAD_SAMPLE,
@@ -107,6 +121,8 @@ __all__ = [
     "RUNS_FOLDER",
     "SCHEMA_RESOURCE",
     "SCHEMA_VERSION",
+    "SIDECAR_SCHEMA",
+    "SIDECAR_SUFFIX",
     "AnnPoint",
     "AnnPointRecord",
     "AnnRecall",
@@ -124,7 +140,12 @@ __all__ = [
     "EvalRecord",
     "ExpansionInfo",
     "HeldOutSweep",
+    "JudgeAgreement",
+    "JudgeIdentity",
+    "JudgeProvenance",
     "JudgmentsApplied",
+    "JudgmentsUsed",
+    "LabelAgreement",
     "LoadResult",
     "LoadSampleRecord",
     "LoadSettings",
@@ -146,15 +167,18 @@ __all__ = [
     "RunResults",
     "SweepFold",
     "SweepSettings",
+    "SystemAgreement",
     "TopHit",
     "TuningChoices",
     "load_pair_scores",
     "load_per_query",
+    "load_provenance",
     "load_ranking",
     "load_records",
     "metric_from_json",
     "rank_run",
     "record_id",
     "schema",
+    "sidecar_path",
     "trec_path",
 ]

@@ -20,6 +20,7 @@ import numpy as np
 from harness._errors import RunError
 from harness.eval import Comparison, FusionSpec, Overlap
 from harness.results._codec import decode, encode
+from harness.results._judge import JudgmentsUsed
 from harness.results._perf import AnnRecall, AnnSweep, LoadResult, LoadSettings, SweepSettings
 from harness.results._tuning import HeldOutSweep, TuningChoices
 from indexer import Capabilities, write_json_atomic
@@ -127,6 +128,8 @@ class DatasetResult:
     ann_sweep: AnnSweep | None = None
     overlap: tuple[Overlap, ...] = ()
     sweep: HeldOutSweep | None = None  # --tune-on: the fused arm's held-out score and in-sample best
+    #: which judgments scored the figures (None: the dataset's own), with a judge's provenance and agreement
+    judgments: JudgmentsUsed | None = None
 
     @property
     def queries(self) -> int:
@@ -232,6 +235,8 @@ class JudgmentsApplied:
     """Rows of the file with no grade yet (left out)."""
     qrels_file: str = ""
     """The judgments the re-scored run was scored with, inside its directory."""
+    judge: str | None = None
+    """The id of the LLM judge whose labels the file holds (its provenance beside the file); None: not a judge's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +247,8 @@ class RescoreInfo:
     source_dir: str
     created: str
     mode: str
-    """``merge`` (the file's judgments added to the run's) or ``replace`` (the file's alone)."""
+    """``merge`` (the file's judgments added to the run's, its grade winning), ``fill`` (added only where the
+    run's judge nothing) or ``replace`` (the file's alone)."""
     judgments: tuple[JudgmentsApplied, ...] = ()
 
 

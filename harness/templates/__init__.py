@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from harness.templates._mustache import HARNESS_VARIABLES, VECTOR_VARIABLES, QueryTemplate
+from harness.templates._mustache import HARNESS_VARIABLES, VECTOR_VARIABLES, QueryTemplate, template_names
 from indexer import ConfigError
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "resources" / "templates" / "arms"
@@ -61,4 +61,5 @@ __all__ = [
     "builtin_names",
     "builtin_path",
     "builtin_template",
+    "template_names",
 ]

@@ -75,12 +75,25 @@ def _names(tree: Any, depth: int = 0) -> Iterator[tuple[str, int]]:
         key = getattr(node, "key", None)
         if kind == "_PartialNode":
             raise ConfigError(
-                f"expected no partials ({{{{> {key}}}}}) in a query template: they cannot be resolved"
+                f"expected no partials ({{{{> {key}}}}}) in a template: they cannot be resolved"
             )
         if key is not None and key != ".":
             yield key.split(".")[0], depth
         if kind in {"_SectionNode", "_InvertedNode"}:
             yield from _names(node.parsed if kind == "_SectionNode" else node.parsed_section, depth + 1)
+
+
+def template_names(text: str, source: str) -> list[tuple[str, int]]:
+    """Every tag name of a mustache ``text`` with its section depth (0: top level); a ConfigError naming
+    ``source`` when it does not parse or has a partial."""
+    try:
+        tree = pystache.parse(text, raise_on_mismatch=True)
+    except ParsingError as exc:
+        raise ConfigError(f"{source}: expected a mustache template, it does not parse: {exc}") from None
+    try:
+        return list(_names(tree))
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,11 +107,7 @@ class QueryTemplate:
     @classmethod
     def parse(cls, text: str, source: str, known: set[str] | frozenset[str]) -> QueryTemplate:
         """Parse ``text``; every top-level tag must be one of ``known`` (a ConfigError names the others)."""
-        try:
-            tree = pystache.parse(text, raise_on_mismatch=True)
-        except ParsingError as exc:
-            raise ConfigError(f"{source}: expected a mustache template, it does not parse: {exc}") from None
-        names = list(_names(tree))
+        names = template_names(text, source)
         unknown = sorted({name for name, depth in names if depth == 0 and name not in known})
         if unknown:
             raise ConfigError(

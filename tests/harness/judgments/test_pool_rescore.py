@@ -17,6 +17,7 @@ import ir_measures
 import pytest
 
 from harness.cli import main
+from harness.judgments import RunData, pool_dataset
 from harness.results import RunResults, load_per_query, load_ranking, trec_path
 from indexer import DataError, load_dataset, read_judgments
 from tests.harness.cli.old_names import deprecated, line
@@ -231,7 +232,7 @@ def test_pool_keeps_a_sheet_being_judged(
         ),
         (
             ["rescore", "{run}", "--qrels", "{bad}", "--mode", "overwrite"],
-            "expected a judgments mode among merge, replace",
+            "expected a judgments mode among merge, fill, replace",
         ),
     ],
 )
@@ -261,3 +262,16 @@ def test_the_old_name_out_works_for_one_release(
         rescored = RunResults.load(out / "rescored").datasets[GATE_DATASET]
         written[spelled] = (sheet, {a: r.metrics for a, r in rescored.arms.items()})
     assert written["--out"] == written["--output"]
+
+
+def test_a_pool_for_a_judge_keeps_the_judged_pairs_too(base_run: Path, gate_data: Path) -> None:
+    """``harness judge`` pools the judged pairs as well: a judge's agreement with people is measured on them."""
+    run = RunData.load(base_run)
+    unjudged = pool_dataset(run, GATE_DATASET, ["hybrid", "lexical"], 10, None)
+    everything = pool_dataset(run, GATE_DATASET, ["hybrid", "lexical"], 10, None, include_judged=True)
+    ds = load_dataset(str(gate_data))
+    rankings = [load_ranking(trec_path(base_run, GATE_DATASET, a)) for a in ("hybrid", "lexical")]
+    top = {(q, d) for r in rankings for q in ds.qrels for d in r[q][:10]}
+    assert {(e.qid, e.doc_id) for e in everything.entries} == top
+    assert {(e.qid, e.doc_id) for e in unjudged.entries} == {(q, d) for q, d in top if d not in ds.qrels[q]}
+    assert everything.per_arm == unjudged.per_arm  # the counts of unjudged pairs are the same
