@@ -66,7 +66,8 @@ from indexer._openai_api import (
     with_retries,
 )
 from indexer._paths import default_cache_dir, default_state_dir
-from indexer._progress import Tracker, progress
+from indexer._phases import phase, timed
+from indexer._progress import Tracker, progress, quiet
 from indexer._retry import Retry, retry_hint, transient
 from indexer._stack import StackConnection, stack_login
 from indexer._user_mapping import FIELD_MAP_KEYS, FieldMap, UserMapping, load_user_mapping
@@ -260,7 +261,9 @@ __all__ = [
     "load_dataset",
     "load_user_mapping",
     "open_node",
+    "phase",
     "progress",
+    "quiet",
     "read_json",
     "read_judgments",
     "read_queries",
@@ -273,6 +276,7 @@ __all__ = [
     "retry_hint",
     "slug",
     "stack_login",
+    "timed",
     "transient",
     "with_retries",
     "write_json_atomic",

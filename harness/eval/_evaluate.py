@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from numbers import Integral
 
 from harness._errors import RunError
-from indexer import DataError
+from indexer import DataError, timed
 
 from ._measures import DEFAULT_MEASURES, Measure, parse_measures
 from ._types import Qrels, QrelsLike, RunLike, quiet_ranx, rank
@@ -118,6 +118,7 @@ _OURS = {"Unjudged": _unjudged, "nDCG_judged": _ndcg_judged}
 _COMPANION = "hits@1"
 
 
+@timed("score")
 def evaluate(
     qrels: QrelsLike,
     run: RunLike,
