@@ -64,7 +64,9 @@ def test_a_warm_cache_shows_the_bulk_rate_the_work_waits_on() -> None:
         with work.busy("bulk"):  # blocked on the full bulk queue
             clock.t += 2.4
         work.advance(125)
-    assert work.status() == "500/1,000 docs indexed (50%), 50.0 docs/s, ETA 0:10, 1,000 embedded, 0:10 elapsed"
+    assert (
+        work.status() == "500/1,000 docs indexed (50%), 50.0 docs/s, ETA 0:10, 1,000 embedded, 0:10 elapsed"
+    )
     assert work.status(final=True).startswith("500/1,000 docs indexed (50%), 50.0 docs/s, ETA")
 
 
@@ -79,7 +81,9 @@ def test_a_log_gets_a_line_every_few_seconds_and_a_last_line_with_the_mean_rate(
     lines = out.getvalue().splitlines()
     assert len(lines) >= 4, lines  # heartbeats while it ran, then the last line
     assert all(line.startswith("indexing x: ") for line in lines)
-    assert re.fullmatch(r"indexing x: 1,000/1,000 docs embedded \(100%\), [\d,.]+ docs/s, 0:00 elapsed", lines[-1])
+    assert re.fullmatch(
+        r"indexing x: 1,000/1,000 docs embedded \(100%\), [\d,.]+ docs/s, 0:00 elapsed", lines[-1]
+    )
     assert "\x1b" not in out.getvalue()
 
 
