@@ -78,27 +78,21 @@ class _Shape:
 
 
 def _fit(rows: list[tuple[Cell, ...]], columns: tuple[Column, ...]) -> list[tuple[Cell, ...]]:
-    """Shorten the name columns (dataset, arm) with an ellipsis until the table fits MAX_COLUMNS."""
+    """Shorten the name columns (dataset, arm), the widest first, with an ellipsis until the table fits
+    MAX_COLUMNS (never below 12 characters)."""
     names = [i for i, c in enumerate(columns) if c.header in ("dataset", "arm")]
     widths = [max([len(c.header), *(len(r[i].plain()) for r in rows)]) for i, c in enumerate(columns)]
+    limits = {i: widths[i] for i in names}
     excess = sum(w + 3 for w in widths) + 1 - MAX_COLUMNS
-    for i in sorted(names, key=lambda i: -widths[i]):
-        if excess <= 0:
-            break
-        cut = min(excess, widths[i] - max(len(columns[i].header), 8))
-        if cut <= 0:
-            continue
-        limit = widths[i] - cut
-        rows = [
-            (
-                *r[:i],
-                Cell(r[i].text if len(r[i].text) <= limit else r[i].text[: limit - 1] + "…"),
-                *r[i + 1 :],
-            )
-            for r in rows
-        ]
-        excess -= cut
-    return rows
+    while excess > 0 and any(w > 12 for w in limits.values()):
+        widest = max(limits, key=lambda i: limits[i])
+        limits[widest] -= 1
+        excess -= 1
+
+    def cut(cell: Cell, limit: int) -> Cell:
+        return cell if len(cell.text) <= limit else Cell(cell.text[: limit - 1] + "…")
+
+    return [tuple(cut(c, limits[i]) if i in limits else c for i, c in enumerate(r)) for r in rows]
 
 
 def compact_table(results: RunResults) -> Table:

@@ -285,7 +285,7 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24
 h1{font-size:22px;margin-bottom:4px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #d8dde6;padding-bottom:4px}
 h3{font-size:15px;margin-top:20px}.meta{color:#5a6478;font-size:13px}.meta code{background:#f1f3f7;padding:1px 4px;border-radius:3px}
 table{border-collapse:collapse;margin:8px 0 12px;font-size:13px}th,td{border:1px solid #d8dde6;padding:4px 8px;text-align:right}
-th{background:#f4f6fa}th[scope=row],td:first-child{text-align:left}.ci{color:#6b7485;font-size:11px}.sig{color:#b3261e;font-weight:600}.dim{color:#6b7485}
+th{background:#f4f6fa}th[scope=row],td:first-child,td.left,th.left{text-align:left}.ci{color:#6b7485;font-size:11px}.sig{color:#b3261e;font-weight:600}.dim{color:#6b7485}
 .plot{max-width:100%;height:auto;display:block;margin:8px 0}.grid{stroke:#e5e8ee}.axis{stroke:#333}.paper{stroke:#222;stroke-dasharray:4 3;stroke-width:2}.ci-whisker line{stroke:#1d2433;stroke-width:1.2}
 .tick{font-size:11px;fill:#4a5263}.label{font-size:12px;fill:#1d2433}.pos{fill:#2e7d32}.neg{fill:#c62828}.zero{fill:#9e9e9e}
 .pos-text{color:#2e7d32}.neg-text{color:#c62828}.zero-text{color:#777}.muted{color:#777}

@@ -15,6 +15,7 @@ from harness.cli import main
 from harness.inspect import SIG_MARK, compact_table, print_results, significance_line
 from harness.inspect._compact import MAX_COLUMNS
 from harness.results import RunResults
+from tests._support import scifact_subset
 from tests.harness.inspect.synthetic import make_run_dir
 
 
@@ -24,12 +25,24 @@ def printed(results: RunResults, *, wide: bool = False, terminal: bool = False, 
     return out.getvalue()
 
 
-def test_a_real_runs_compact_table_fits_100_columns_and_names_its_significant_pairs(
-    degraded_run: Path,
-) -> None:
-    """The gate's degraded run (a real `harness run hybrid` on Elasticsearch, 40 queries) has a vector arm
-    made clearly worse by its query prompt: a significant pair on nDCG@10."""
-    results = RunResults.load(degraded_run)
+#: a query prompt that makes the vector arm clearly worse (it reaches only the query embeddings)
+OFF_TOPIC = "Recipe for chocolate cake with sugar, eggs and flour; football scores and the weather tomorrow: "
+
+
+@pytest.fixture(scope="module")
+def real_run(es_url: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real `harness run hybrid` on Elasticsearch over 150 SciFact test queries (400 documents), its vector
+    arm made worse by an off-topic query prompt: enough queries for significant pairs on nDCG@10."""
+    root = tmp_path_factory.mktemp("compact")
+    data = scifact_subset(root / "compact-subset", n_docs=400, n_test=150, n_train=0)
+    out = root / "run"
+    args = ["run", "hybrid", "--dataset", str(data), "--output", str(out), "--url", es_url]
+    assert main([*args, "--no-progress", "--query-prompt", OFF_TOPIC]) == 0
+    return out
+
+
+def test_a_real_runs_compact_table_fits_100_columns_and_names_its_significant_pairs(real_run: Path) -> None:
+    results = RunResults.load(real_run)
     ((name, ds),) = results.datasets.items()
     significant = [c for c in ds.significance if c.significant and c.measure == "ndcg@10"]
     assert significant, "the fixture is meant to hold a significant pair"
@@ -54,16 +67,17 @@ def test_a_real_runs_compact_table_fits_100_columns_and_names_its_significant_pa
 
 
 def test_the_wide_output_is_every_table_and_harness_report_prints_it(
-    degraded_run: Path, capsys: pytest.CaptureFixture[str]
+    real_run: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    results = RunResults.load(degraded_run)
+    results = RunResults.load(real_run)
     wide = printed(results, wide=True)
-    for title in ("(40 queries)", ": paired tests, Holm-corrected together", ": agreement between arms"):
+    for title in ("(150 queries)", ": paired tests, Holm-corrected together", ": agreement between arms"):
         assert title in wide
     assert "nDCG'@10" in wide and "batch ms p50/p95/p99" in wide  # today's full arm table
-    assert main(["report", str(degraded_run)]) == 0
+    assert main(["report", str(real_run)]) == 0
     out = capsys.readouterr().out
-    assert wide in out and "\x1b" not in out
+    assert [line.rstrip() for line in out.splitlines()[1:]] == [line.rstrip() for line in wide.splitlines()]
+    assert "\x1b" not in out
 
 
 def test_many_datasets_and_long_arm_names_still_fit(tmp_path: Path) -> None:
@@ -81,12 +95,13 @@ def test_many_datasets_and_long_arm_names_still_fit(tmp_path: Path) -> None:
     text = printed(results)
     assert max(len(line.rstrip()) for line in text.splitlines()[:-2]) <= MAX_COLUMNS
     assert re.search(r"hybrid\+query2doc-gpt-4o\S*…", text)  # shortened, visibly
+    assert re.search(r"Biology-with-a-rather\S*…", text)
     line = significance_line(results)
     assert line is not None and line.count("\n") == 0  # one line, whatever it names
 
 
-def test_a_terminal_gets_the_same_compact_table(degraded_run: Path) -> None:
-    results = RunResults.load(degraded_run)
+def test_a_terminal_gets_the_same_compact_table(real_run: Path) -> None:
+    results = RunResults.load(real_run)
     text = printed(results, terminal=True, width=100)
     assert "nDCG@10" in text and "95% CI" in text
     assert re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", text) != text  # styled in a terminal, plain in a log

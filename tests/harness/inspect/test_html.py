@@ -142,7 +142,9 @@ def test_the_scifact_sample_shows_its_beir_baseline_and_every_bar_its_ci_whisker
     assert f'class="paper"><title>published BM25: {float(bm25.group(1)):.4f}</title>' in html
     table = re.search(r'<table class="results" id="paper-baselines">.*?</table>', html, re.S)
     assert table is not None
-    assert re.search(rf"<th scope=row>sample</th><td>BM25</td><td>{bm25.group(1)}</td>", table.group(0))
+    assert re.search(
+        rf'<th scope=row>sample</th><td class="left">BM25</td><td>{bm25.group(1)}</td>', table.group(0)
+    )
     assert "Thakur" in html and "No published baselines" not in html
     svg = re.search(r'<svg id="plot-ndcg".*?</svg>', html, re.S)
     assert svg is not None
