@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from indexer import ConfigError, Retry, slug, write_text_atomic
 
 
