@@ -66,7 +66,7 @@ from indexer._openai_api import (
     with_retries,
 )
 from indexer._paths import default_cache_dir, default_state_dir
-from indexer._phases import phase, timed
+from indexer._phases import phase, record_startup, timed
 from indexer._progress import Tracker, progress, quiet
 from indexer._retry import Retry, retry_hint, transient
 from indexer._stack import StackConnection, stack_login
@@ -267,6 +267,7 @@ __all__ = [
     "read_json",
     "read_judgments",
     "read_queries",
+    "record_startup",
     "recorded_engine",
     "remote_code_models",
     "resolve_deletion",

@@ -34,6 +34,7 @@ from indexer._layout import (
     vector_options_record,
     vector_spec,
 )
+from indexer._phases import phase
 from indexer._progress import Stage, Tracker, progress
 from indexer._user_mapping import UserMapping, check_vector_field
 from indexer.backends import Backend, Capabilities
@@ -476,7 +477,8 @@ def build_index(
     )
     summary.models = {f: m["model_id"] for f, m in meta["models"].items()}
     fields = layout.fields
-    present = {} if created else layout.existing(backend, dataset)
+    with phase("verify"):  # what an existing index already holds
+        present = {} if created else layout.existing(backend, dataset)
     complete = sum(1 for have in present.values() if all(f in have for f in fields))
     if complete == dataset.corpus_size and len(present) == dataset.corpus_size:
         summary.skipped = complete
@@ -495,9 +497,10 @@ def build_index(
         and summary.skipped == dataset.corpus_size
         and options.replicas is None
     )
-    summary.mapping_hash = _finish(
-        backend, layout, dataset, fields, meta, None if untouched else replicas, console
-    )
+    with phase("verify"):  # count, refresh, serving settings, publish
+        summary.mapping_hash = _finish(
+            backend, layout, dataset, fields, meta, None if untouched else replicas, console
+        )
     summary.published = True
     summary.seconds = time.perf_counter() - started
     return summary

@@ -107,6 +107,13 @@ def timed(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return decorate
 
 
+def record_startup() -> None:
+    """Phase ``start-up``: from this process's start to now (the interpreter and the imports of a command)."""
+    import psutil
+
+    record_phase("start-up", max(0.0, time.time() - psutil.Process().create_time()))
+
+
 def phase_totals() -> dict[str, float]:
     """Seconds spent in each phase so far in this process."""
     with _lock:

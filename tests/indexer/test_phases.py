@@ -55,3 +55,15 @@ def test_no_log_is_written_without_the_variable(tmp_path: Path, monkeypatch: pyt
     with phase("t-quiet"):
         pass
     assert list(tmp_path.iterdir()) == []
+
+
+def test_start_up_is_the_time_since_the_process_began() -> None:
+    """What `harness` records first: the interpreter and the imports before its command runs."""
+    import psutil
+
+    from indexer import record_startup
+
+    before = phase_totals()
+    record_startup()
+    took = spent("start-up", before)
+    assert 0 < took <= time.time() - psutil.Process().create_time()
