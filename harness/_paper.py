@@ -127,3 +127,57 @@ def reference_rows(dataset: str, metric: str = "ndcg_at_10") -> list[PaperScore]
         if found is not None:
             rows.append(PaperScore(label, found.system, found.dataset, found.metric, found.score))
     return rows
+
+
+# --------------------------------------------------------------------------- published baselines
+
+BASELINES_RESOURCE = "published_baselines.json"
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedBaseline:
+    """A published nDCG@10 (fraction 0-1) to read a run's arms against, with where the figure comes from."""
+
+    label: str  # "BM25": the report's row, and its dashed line
+    system: str
+    score: float
+    source: str  # the citation
+    checked: str = ""  # how the figure was checked when it was packaged
+
+
+@cache
+def _baselines() -> dict[str, Any]:
+    text = files("harness").joinpath("resources", BASELINES_RESOURCE).read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def r2med_source() -> str:
+    """Where the R2MED paper's figures come from (the packaged results' own note)."""
+    return str(_results()["source"])
+
+
+def _matches(entry: dict[str, Any], name: str, split: str | None, fingerprint: dict[str, str]) -> bool:
+    pinned: dict[str, str] = entry.get("fingerprint", {})
+    if pinned and all(fingerprint.get(k) == v for k, v in pinned.items()):
+        return True
+    bare = name.lower().removeprefix("beir/")
+    return bare in entry["names"] and (split is None or split == entry["split"])
+
+
+def published_baselines(
+    name: str, split: str | None = None, fingerprint: dict[str, str] | None = None
+) -> list[PublishedBaseline]:
+    """The packaged BEIR baselines of a dataset (matched by fingerprint, else by name and split) and, for an
+    R2MED dataset, the paper's rows (BM25, best dense retriever, best generation-augmented)."""
+    data = _baselines()
+    found = [
+        PublishedBaseline(
+            b["label"], b["system"], float(b["score"]), data["sources"][b["source"]], b["checked"]
+        )
+        for entry in data["datasets"]
+        if _matches(entry, name, split, fingerprint or {})
+        for b in entry["baselines"]
+    ]
+    found += [PublishedBaseline(r.label, r.system, r.score, r2med_source()) for r in reference_rows(name)]
+    return found

@@ -24,6 +24,7 @@ from indexer import (
     RequestFailed,
     Retry,
     SearchResult,
+    timed,
 )
 
 RETRYABLE = RequestFailed.RETRYABLE_STATUS
@@ -88,6 +89,7 @@ class SearchOptions:
 Request = tuple[str, str, dict[str, Any]]
 
 
+@timed("search")
 def run_searches(
     backend: Backend,
     index: str,

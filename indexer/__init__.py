@@ -42,7 +42,8 @@ from indexer._layout import (
 )
 from indexer._openai_api import DEFAULT_KEY_ENV, Endpoint, RetryCounter, explain, is_fatal, with_retries
 from indexer._paths import default_cache_dir, default_state_dir
-from indexer._progress import progress
+from indexer._phases import record_startup, timed
+from indexer._progress import progress, quiet
 from indexer._retry import Retry
 from indexer._stack import stack_login
 from indexer._store import SqliteStore
@@ -215,16 +216,19 @@ __all__ = [
     "normalise_text",
     "open_node",
     "progress",
+    "quiet",
     "read_json",
     "read_judgments",
     "read_ubi_files",
     "read_ubi_index",
+    "record_startup",
     "remote_code_models",
     "resolve_deletion",
     "resolve_model",
     "resolve_specs",
     "slug",
     "stack_login",
+    "timed",
     "with_retries",
     "write_json_atomic",
     "write_jsonl_atomic",

@@ -16,11 +16,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from indexer._phases import phase
+
 
 @contextmanager
 def atomic_write(path: Path | str, *, encoding: str = "utf-8") -> Iterator[TextIO]:
     """Open ``path`` for writing text; the file appears (renamed into place) only if the block succeeds."""
-    target = Path(path)
+    with phase("write"), _atomic_write(Path(path), encoding) as fh:
+        yield fh
+
+
+@contextmanager
+def _atomic_write(target: Path, encoding: str) -> Iterator[TextIO]:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     umask = os.umask(0)

@@ -10,7 +10,8 @@ corpus size, and the recorded fingerprint matches the data).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import islice
@@ -33,13 +34,16 @@ from indexer._layout import (
     vector_options_record,
     vector_spec,
 )
-from indexer._progress import Tracker, progress
+from indexer._phases import phase
+from indexer._progress import Stage, Tracker, progress
 from indexer._user_mapping import UserMapping, check_vector_field
 from indexer.backends import Backend, Capabilities
 from indexer.data import Dataset, Document
 from indexer.embed import REFERENCE_BACKEND, REFERENCE_PRECISION, CachedEmbedder, document_text
 
 WINDOW = 1024
+#: the stages of a load, as progress shows them and timing phases name them
+EMBED, BULK = "embed", "bulk"
 #: while loading: no refreshes, no replicas (restored by serving_settings). An async translog was measured
 #: too (bench/index.py figure a) and gave no gain on our 2-core machines, so durability stays per request.
 LOADING_SETTINGS: dict[str, Any] = {"refresh_interval": "-1", "number_of_replicas": 0}
@@ -473,7 +477,8 @@ def build_index(
     )
     summary.models = {f: m["model_id"] for f, m in meta["models"].items()}
     fields = layout.fields
-    present = {} if created else layout.existing(backend, dataset)
+    with phase("verify"):  # what an existing index already holds
+        present = {} if created else layout.existing(backend, dataset)
     complete = sum(1 for have in present.values() if all(f in have for f in fields))
     if complete == dataset.corpus_size and len(present) == dataset.corpus_size:
         summary.skipped = complete
@@ -492,9 +497,10 @@ def build_index(
         and summary.skipped == dataset.corpus_size
         and options.replicas is None
     )
-    summary.mapping_hash = _finish(
-        backend, layout, dataset, fields, meta, None if untouched else replicas, console
-    )
+    with phase("verify"):  # count, refresh, serving settings, publish
+        summary.mapping_hash = _finish(
+            backend, layout, dataset, fields, meta, None if untouched else replicas, console
+        )
     summary.published = True
     summary.seconds = time.perf_counter() - started
     return summary
@@ -514,13 +520,12 @@ def _load(
     name = layout.name
     backend.put_settings(name, {"index": LOADING_SETTINGS})
     what = f"indexing {dataset.name}"
-    with progress(what, dataset.corpus_size, unit="docs", console=console, enabled=options.progress) as bar:
-        embedded = [0]
-
-        def on_embedded(n: int) -> None:
-            embedded[0] += n
-            bar.set(embedded=f"{embedded[0]:,}")
-
+    n = dataset.corpus_size
+    stages = (
+        *((Stage(EMBED, "embedded", n * len(embedders)),) if embedders else ()),
+        Stage(BULK, "indexed", n),
+    )
+    with progress(what, unit="docs", console=console, enabled=options.progress, stages=stages) as bar:
         loader = BulkLoader(
             backend,
             name,
@@ -529,14 +534,26 @@ def _load(
             max_retries=options.max_retries,
             on_success=bar.advance,
         )
-        with loader:
+        with _sending(loader, bar):
             for window in _window(dataset.iter_corpus(), options.window):
-                vectors = _embed_window(
-                    window, embedders, layout.fields, present, options.batch_size, on_embedded
-                )
-                _send_window(loader, layout, window, present, vectors, summary, bar)
+                vectors = _embed_window(window, embedders, layout.fields, present, options.batch_size, bar)
+                with bar.busy(BULK):  # blocks while the senders are behind (the queue is bounded)
+                    _send_window(loader, layout, window, present, vectors, summary, bar)
         loader.raise_for_failures()
     return loader.stats
+
+
+@contextmanager
+def _sending(loader: BulkLoader, bar: Tracker) -> Iterator[BulkLoader]:
+    """``loader`` open for the block; waiting for its last chunks as it closes is bulk work too."""
+    loader.__enter__()
+    try:
+        yield loader
+    except BaseException as exc:
+        loader.__exit__(type(exc), exc, exc.__traceback__)
+        raise
+    with bar.busy(BULK):
+        loader.__exit__(None, None, None)
 
 
 def _embed_window(
@@ -545,15 +562,20 @@ def _embed_window(
     fields: Sequence[str],
     present: dict[str, set[str]],
     batch_size: int | None,
-    on_embedded: Callable[[int], None],
+    bar: Tracker,
 ) -> dict[str, dict[str, list[float]]]:
-    """The vectors each document of ``window`` still lacks, by id then field."""
+    """The vectors each document of ``window`` still lacks, by id then field (counted as embedded as
+    they come, and so are those a document already has)."""
     vectors: dict[str, dict[str, list[float]]] = {d.id: {} for d in window}
     for emb, f in zip(embedders, fields, strict=True):
         pairs = [(d.id, document_text(d.title, d.text)) for d in window if f not in present.get(d.id, ())]
-        for ids, vecs in emb.embed_documents(pairs, batch_size=batch_size, on_progress=on_embedded):
-            for doc_id, vec in zip(ids, vecs, strict=True):
-                vectors[doc_id][f] = vec.tolist()
+        bar.count(EMBED, len(window) - len(pairs))
+        with bar.busy(EMBED):
+            for ids, vecs in emb.embed_documents(
+                pairs, batch_size=batch_size, on_progress=lambda k: bar.count(EMBED, k)
+            ):
+                for doc_id, vec in zip(ids, vecs, strict=True):
+                    vectors[doc_id][f] = vec.tolist()
     return vectors
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness.results import AnnRecall
-from indexer import CachedEmbedder, Dataset, document_text
+from indexer import CachedEmbedder, Dataset, document_text, timed
 
 #: float32 dot products from another summation order (the engine's) differ by ~1e-7
 TIE_EPS = 1e-5
@@ -103,6 +103,7 @@ def recall_at(
     return float(np.sum(scores >= kth_score - TIE_EPS)) / k
 
 
+@timed("ann recall")
 def ann_recall(
     runs: Mapping[str, Mapping[str, float]],
     qids: Sequence[str],

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from indexer import HarnessError
+from indexer import HarnessError, record_startup
 
 app = typer.Typer(
     name="harness",
@@ -79,6 +79,7 @@ def interruptible() -> dict[signal.Signals, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point; returns the process exit code."""
+    record_startup()  # a timing phase (R2MED_TIMING_LOG): what the interpreter and the imports took
     previous = interruptible()
     try:
         return _main(argv)

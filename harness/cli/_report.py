@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.cli._options import Deprecated, output_option, with_deprecated
-from harness.inspect import dataset_tables, fmt, print_table, worst_queries, write_html
+from harness.inspect import fmt, print_results, worst_queries, write_html
 from harness.results import EvalRecord, RunResults, load_records
 
 RunDirArg = Annotated[Path, typer.Argument(help="Run directory (holds results.json).", show_default=False)]
@@ -29,16 +29,15 @@ def report_command(
         Path | None, output_option("HTML file to write (implies --html; default RUN_DIR/report.html).")
     ] = None,
 ) -> None:
-    """Print the per-dataset tables of a run, or write its HTML report with --html."""
+    """Print every table of a run (all measures, timings, tests, agreement), or write its HTML report
+    with --html."""
     console = _out()
     if html or output is not None:
         console.print(f"wrote {write_html(run_dir, output)}")
         return
     results = RunResults.load(run_dir)
     console.print(Text.assemble(("run ", "bold"), results.manifest.run_id))
-    for name, ds in results.datasets.items():
-        for table in dataset_tables(name, ds):
-            print_table(table, console)
+    print_results(results, console, wide=True)
 
 
 def _print_failure(console: Console, position: int, rec: EvalRecord) -> None:

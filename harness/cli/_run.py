@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from harness.cli._common import (
     ApiKeyOpt,
@@ -33,8 +32,7 @@ from harness.cli._options import (
     with_deprecated,
 )
 from harness.experiment import EmbeddingTable, OutputTable
-from harness.inspect import dataset_tables, print_table
-from harness.results import RunResults
+from harness.inspect import print_results
 from harness.run import run
 from harness.strategies import MODES
 
@@ -141,19 +139,10 @@ def run_command(
     given = dict(locals())
     exp = experiment_of(given, given.pop("experiment"), given.pop("settings"))
     run_dir, results = run(exp, console=console)
-    print_results(results, console, wide=exp.output.wide)
+    print_results(results, console, wide=exp.output.wide, run_dir=run_dir)
     console.print(
         f"\nrun directory: {run_dir}  (results.json, report.md, per_query.jsonl, runs/, records.jsonl)"
     )
-
-
-def print_results(results: RunResults, out: Console, *, wide: bool = False) -> None:
-    """Every dataset's arm table, its load phase and ANN sweep (when measured), then its paired tests.
-
-    ``wide``: every table in full (today the default prints the same; a compact default table comes)."""
-    for name, ds in results.datasets.items():
-        for table in dataset_tables(name, ds):
-            print_table(table, out)
 
 
 def register(app: typer.Typer) -> None:

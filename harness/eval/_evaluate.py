@@ -40,7 +40,7 @@ from functools import partial
 from numbers import Integral
 
 from harness._errors import RunError
-from indexer import DataError
+from indexer import DataError, timed
 
 from ._measures import DEFAULT_MEASURES, Measure, parse_measures
 from ._types import Qrels, QrelsLike, RunLike, quiet_ranx, rank
@@ -153,6 +153,7 @@ def _ours(max_grade: int) -> dict[str, Ours]:
 _COMPANION = "hits@1"
 
 
+@timed("score")
 def evaluate(
     qrels: QrelsLike,
     run: RunLike,

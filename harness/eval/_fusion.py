@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness._errors import RunError
-from indexer import ConfigError
+from indexer import ConfigError, timed
 
 from ._evaluate import check_qrels
 from ._measures import Measure
@@ -258,6 +258,7 @@ def _check_arms(runs: Mapping[str, RunLike], spec: FusionSpec) -> None:
         )
 
 
+@timed("fuse")
 def fuse(runs: Mapping[str, RunLike], spec: FusionSpec | str = DEFAULT_FUSION) -> Run:
     """Fuse the arms' runs (``{arm: run}``) into one run with ``ranx.fuse``.
 

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from harness._errors import RunError
-from indexer import ConfigError
+from indexer import ConfigError, timed
 
 from ._types import RunLike, rank
 
@@ -187,6 +187,7 @@ def summarize(
     )
 
 
+@timed("score")
 def compare_overlap(
     ranked: Mapping[str, Mapping[str, Rankings]],
     pairs: Sequence[tuple[str, str]],

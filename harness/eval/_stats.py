@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from harness._errors import RunError
-from indexer import ConfigError
+from indexer import ConfigError, timed
 
 DEFAULT_TRIALS = 10_000
 DEFAULT_RESAMPLES = 10_000
@@ -119,6 +119,7 @@ class ConfidenceInterval:
         return asdict(self)
 
 
+@timed("score")
 def bootstrap_ci(
     values: Sequence[float],
     *,
@@ -169,6 +170,7 @@ class Comparison:
         return asdict(self)
 
 
+@timed("score")
 def compare_arms(
     per_query: Mapping[str, Mapping[str, Mapping[str, float]]],
     pairs: Sequence[tuple[str, str]],

@@ -9,23 +9,24 @@ input is read through the typed results (:mod:`harness.results`).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from pathlib import Path
 
+from harness.inspect._baselines import baselines_table, run_baselines
 from harness.inspect._frontier import frontier_svg
 from harness.inspect._judgments import agreement_tables, judgments_summary
 from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, load_table
 from harness.inspect._sweep_table import sweep_table
 from harness.inspect._table import SIG_MARK, to_html
-from harness.inspect._tables import arm_table, fmt, paper_table, significance_table
+from harness.inspect._tables import CI_MEASURE, arm_table, fmt, significance_table
 from harness.results import DatasetResult, EvalRecord, QueryScores, RunResults, load_per_query, load_records
 from indexer import slug, write_text_atomic
 
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f")
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
-PAPER_LINE = "BM25"  # the paper baseline drawn as a line over each dataset's bars
+PAPER_LINE = "BM25"  # the published baseline drawn as a line over each dataset's bars
 
 
 def _id(name: str) -> str:
@@ -39,13 +40,26 @@ def _arm_colors(arms: Sequence[str]) -> dict[str, str]:
 # --------------------------------------------------------------------------- plots
 
 
-def _ndcg_plot(results: RunResults, colors: Mapping[str, str]) -> str:
+def _whisker(x: float, lo: float, hi: float, y: Callable[[float], float], title: str) -> str:
+    """The 95% CI of a bar: a vertical line from ``lo`` to ``hi`` at ``x`` with caps."""
+    cap = 3.0
+    return (
+        f'<g class="ci-whisker"><title>{escape(title)}</title>'
+        f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{y(lo):.1f}" y2="{y(hi):.1f}"/>'
+        f'<line x1="{x - cap:.1f}" x2="{x + cap:.1f}" y1="{y(lo):.1f}" y2="{y(lo):.1f}"/>'
+        f'<line x1="{x - cap:.1f}" x2="{x + cap:.1f}" y1="{y(hi):.1f}" y2="{y(hi):.1f}"/></g>'
+    )
+
+
+def _ndcg_plot(results: RunResults, colors: Mapping[str, str], bm25: Mapping[str, float]) -> str:
+    """nDCG@10 bars by dataset and arm, each with its 95% CI whisker; ``bm25``: the published BM25 of a
+    dataset, drawn as a dashed line over its bars."""
     width, height, left, bottom, top = 820, 320, 48, 60, 20
     plot_h = height - bottom - top
     arms, datasets = results.arms, results.datasets
     values = [ds.arms[a].metric("ndcg@10") or 0.0 for ds in datasets.values() for a in arms if a in ds.arms]
-    papers = [ds.paper[PAPER_LINE].score for ds in datasets.values() if PAPER_LINE in ds.paper]
-    ymax = min(1.0, (int(max([0.1, *values, *papers]) * 10) + 1) / 10)
+    highs = [ci[1] for ds in datasets.values() for r in ds.arms.values() if (ci := r.ci95.get(CI_MEASURE))]
+    ymax = min(1.0, (int(max([0.1, *values, *highs, *bm25.values()]) * 10) + 1) / 10)
     group_w = (width - left - 10) / max(1, len(datasets))
     bar_w = max(4.0, (group_w - 16) / max(1, len(arms)))
 
@@ -70,21 +84,26 @@ def _ndcg_plot(results: RunResults, colors: Mapping[str, str]) -> str:
                 continue
             v = value
             x = x0 + ai * bar_w
+            ci = ds.arms[arm].ci95.get(CI_MEASURE)
+            ci_text = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
             parts.append(
                 f'<rect x="{x:.1f}" y="{y(v):.1f}" width="{bar_w - 2:.1f}" height="{y(0) - y(v):.1f}" '
-                f'fill="{colors[arm]}"><title>{escape(name)} · {escape(arm)}: {v:.4f}</title></rect>'
+                f'fill="{colors[arm]}"><title>{escape(name)} · {escape(arm)}: {v:.4f}{ci_text}</title></rect>'
             )
-        if PAPER_LINE in ds.paper:
-            bm25 = ds.paper[PAPER_LINE].score
+            if ci:
+                title = f"{name} · {arm}: 95% CI {ci[0]:.3f}–{ci[1]:.3f}"
+                parts.append(_whisker(x + (bar_w - 2) / 2, ci[0], ci[1], y, title))
+        if name in bm25:
+            line = bm25[name]
             parts.append(
-                f'<line x1="{x0 - 4:.1f}" x2="{x0 + len(arms) * bar_w + 2:.1f}" y1="{y(bm25):.1f}" '
-                f'y2="{y(bm25):.1f}" class="paper"><title>paper BM25: {bm25:.4f}</title></line>'
+                f'<line x1="{x0 - 4:.1f}" x2="{x0 + len(arms) * bar_w + 2:.1f}" y1="{y(line):.1f}" '
+                f'y2="{y(line):.1f}" class="paper"><title>published BM25: {line:.4f}</title></line>'
             )
         parts.append(
             f'<text x="{x0 + len(arms) * bar_w / 2:.1f}" y="{height - bottom + 18}" class="label" '
             f'text-anchor="middle">{escape(name)}</text>'
         )
-    parts.append(_legend(arms, colors, height, left, bool(papers)))
+    parts.append(_legend(arms, colors, height, left, bool(bm25)))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -101,7 +120,7 @@ def _legend(arms: Sequence[str], colors: Mapping[str, str], height: int, left: i
     if paper:
         parts.append(
             f'<line x1="{lx}" x2="{lx + 18}" y1="{height - 16}" y2="{height - 16}" class="paper"/>'
-            f'<text x="{lx + 22}" y="{height - 12}" class="tick">paper BM25</text>'
+            f'<text x="{lx + 22}" y="{height - 12}" class="tick">published BM25</text>'
         )
     return "".join(parts)
 
@@ -267,8 +286,8 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24
 h1{font-size:22px;margin-bottom:4px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #d8dde6;padding-bottom:4px}
 h3{font-size:15px;margin-top:20px}.meta{color:#5a6478;font-size:13px}.meta code{background:#f1f3f7;padding:1px 4px;border-radius:3px}
 table{border-collapse:collapse;margin:8px 0 12px;font-size:13px}th,td{border:1px solid #d8dde6;padding:4px 8px;text-align:right}
-th{background:#f4f6fa}th[scope=row],td:first-child{text-align:left}.ci{color:#6b7485;font-size:11px}.sig{color:#b3261e;font-weight:600}.dim{color:#6b7485}
-.plot{max-width:100%;height:auto;display:block;margin:8px 0}.grid{stroke:#e5e8ee}.axis{stroke:#333}.paper{stroke:#222;stroke-dasharray:4 3;stroke-width:2}
+th{background:#f4f6fa}th[scope=row],td:first-child,td.left,th.left{text-align:left}.ci{color:#6b7485;font-size:11px}.sig{color:#b3261e;font-weight:600}.dim{color:#6b7485}
+.plot{max-width:100%;height:auto;display:block;margin:8px 0}.grid{stroke:#e5e8ee}.axis{stroke:#333}.paper{stroke:#222;stroke-dasharray:4 3;stroke-width:2}.ci-whisker line{stroke:#1d2433;stroke-width:1.2}
 .tick{font-size:11px;fill:#4a5263}.label{font-size:12px;fill:#1d2433}.pos{fill:#2e7d32}.neg{fill:#c62828}.zero{fill:#9e9e9e}
 .pos-text{color:#2e7d32}.neg-text{color:#c62828}.zero-text{color:#777}.muted{color:#777}
 details.query{border:1px solid #e1e5ec;border-radius:4px;margin:4px 0;padding:4px 8px}details.query[open]{background:#fbfcfe}
@@ -362,7 +381,10 @@ def render_html(run_dir: Path) -> str:
     data = (load_per_query(run_dir), records)
     manifest = results.manifest
     meta = " · ".join(f"{k} <code>{escape(v)}</code>" for k, v in manifest.facts())
-    paper = paper_table(results)
+    baselines = baselines_table(results)
+    bm25 = {
+        name: b.score for name, rows in run_baselines(results).items() for b in rows if b.label == PAPER_LINE
+    }
     sections = "".join(_section(name, results, data, _pair(records, results)) for name in results.datasets)
     return (
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
@@ -371,13 +393,14 @@ def render_html(run_dir: Path) -> str:
         f"<title>R2MED harness run {escape(manifest.run_id)}</title><style>{STYLE}</style></head><body>"
         f'<h1>R2MED harness run <code>{escape(manifest.run_id)}</code></h1><p class="meta">{meta}</p>'
         '<h2 id="overview">nDCG@10 by dataset and arm</h2>'
-        + _ndcg_plot(results, _arm_colors(results.arms))
+        + _ndcg_plot(results, _arm_colors(results.arms), bm25)
+        + '<p class="muted">Bars: nDCG@10; whiskers: its 95% bootstrap CI; dashed line: the published BM25.</p>'
         + f'<p class="muted" id="judgments">{escape(judgments_summary(results))}</p>'
-        + '<h2 id="paper">Paper baselines (R2MED, nDCG@10)</h2>'
+        + '<h2 id="paper">Published baselines (nDCG@10)</h2>'
         + (
-            to_html(paper)
-            if paper.rows
-            else '<p id="paper-baselines">No paper baselines for these datasets.</p>'
+            to_html(baselines)
+            if baselines.rows
+            else '<p id="paper-baselines">No published baselines for these datasets.</p>'
         )
         + sections
         + f"<p class=muted>nDCG@10 with 95% bootstrap CI; {SIG_MARK}X = significantly different from arm X "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.inspect._baselines import baselines_table
 from harness.inspect._judgments import agreement_tables
 from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, load_table
@@ -18,6 +19,9 @@ def render_markdown(results: RunResults) -> str:
     out += [f"- {k}: `{v}`" for k, v in manifest.facts()]
     out.append("")
     out.append(to_markdown(summary_table(results), heading="## nDCG@10 summary"))
+    baselines = baselines_table(results)
+    if baselines.rows:
+        out.append(to_markdown(baselines, heading="## Published baselines"))
     for name, ds in results.datasets.items():
         out.append(to_markdown(arm_table(name, ds), heading=f"## {name}"))
         swept = sweep_table(name, ds)

@@ -126,23 +126,32 @@ def to_markdown(table: Table, *, heading: str = "") -> str:
 # --------------------------------------------------------------------------- HTML
 
 
-def _html_cell(cell: Cell, tag: str) -> str:
+def _html_cell(cell: Cell, tag: str, left: bool = False) -> str:
     body = escape(cell.text)
     if cell.aside:
         body += f' <span class="ci">{escape(cell.aside)}</span>'
     if cell.marks:
         who = escape(", ".join(cell.marks))
         body += f' <span class="sig" title="significantly different from {who}">{SIG_MARK}{escape(",".join(cell.marks))}</span>'
-    cls = ' class="dim"' if cell.dim else ""
+    classes = " ".join(c for c, on in (("dim", cell.dim), ("left", left and tag == "td")) if on)
+    cls = f' class="{classes}"' if classes else ""
     scope = " scope=row" if tag == "th" else ""
     return f"<{tag}{scope}{cls}>{body}</{tag}>"
 
 
 def to_html(table: Table, *, css_class: str = "results") -> str:
     """A ``<table>`` whose first column is a row header; ``id`` is the table's key."""
-    head = "".join(f"<th>{escape(col.header)}</th>" for col in table.columns)
+    left = ' class="left"'
+    head = "".join(
+        f"<th{left if col.align == 'left' else ''}>{escape(col.header)}</th>" for col in table.columns
+    )
     body = "".join(
-        "<tr>" + "".join(_html_cell(cell, "th" if i == 0 else "td") for i, cell in enumerate(row)) + "</tr>"
+        "<tr>"
+        + "".join(
+            _html_cell(cell, "th" if i == 0 else "td", table.columns[i].align == "left")
+            for i, cell in enumerate(row)
+        )
+        + "</tr>"
         for row in table.rows
     )
     ident = f' id="{escape(table.key)}"' if table.key else ""

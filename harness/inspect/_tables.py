@@ -1,8 +1,9 @@
 """The tables of a run, built once from typed results and drawn by every report.
 
 ``arm_table`` (one per dataset: every arm's metrics, CI, timing, and the paper's
-baselines as dim rows), ``significance_table``, ``summary_table`` (nDCG@10 of every
-arm on every dataset beside the paper) and ``paper_table``. The terminal output of
+baselines as dim rows), ``significance_table`` and ``summary_table`` (nDCG@10 of every
+arm on every dataset beside the paper); the published baselines are
+:mod:`harness.inspect._baselines`. The terminal output of
 ``harness run`` and ``harness report``, ``report.md`` and the HTML report all draw
 these same tables.
 """
@@ -185,21 +186,3 @@ def summary_table(results: RunResults) -> Table:
         key="summary",
         notes=(judgments_summary(results),),
     )
-
-
-def paper_table(results: RunResults) -> Table:
-    """The paper's baselines per dataset, with the system that scored each."""
-    labels = list(dict.fromkeys(label for d in results.datasets.values() for label in d.paper))
-    rows = tuple(
-        (
-            Cell(name),
-            *(
-                Cell(fmt(ds.paper[p].score), aside=f"({ds.paper[p].system})") if p in ds.paper else Cell("–")
-                for p in labels
-            ),
-        )
-        for name, ds in results.datasets.items()
-        if ds.paper
-    )
-    columns = (Column("dataset", "left"), *(Column(p) for p in labels))
-    return Table(title="Paper baselines (R2MED, nDCG@10)", columns=columns, rows=rows, key="paper-baselines")

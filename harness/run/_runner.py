@@ -33,6 +33,7 @@ from indexer import (
     HarnessError,
     choose_analysis,
     connect,
+    quiet,
 )
 
 
@@ -45,7 +46,8 @@ def run(
     backend = connect(settings)
     clusters = Clusters(backend, settings)
     try:
-        return _run(exp, clusters, console)
+        with quiet(exp.output.quiet):  # --quiet: no progress display anywhere below, whatever asks for one
+            return _run(exp, clusters, console)
     except EngineUnavailable as exc:  # the connection dropped outside the retried bulk and msearch paths
         raise RunError(
             f"lost the connection to {backend.product} at {settings.url} during the run: {exc}. "

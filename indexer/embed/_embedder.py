@@ -10,6 +10,7 @@ from itertools import islice
 import numpy as np
 
 from indexer._exceptions import EmbeddingError
+from indexer._phases import timed
 from indexer._progress import progress as show_progress
 from indexer.embed._cache import EmbeddingCache, spec_key
 from indexer.embed._models import ModelSpec
@@ -64,6 +65,7 @@ class CachedEmbedder:
     def spec(self) -> ModelSpec:
         return self.encoder.spec
 
+    @timed("embed")
     def _embed(
         self,
         texts: Sequence[str],

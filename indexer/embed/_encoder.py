@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer._exceptions import EmbeddingError
+from indexer._phases import phase
 from indexer.embed._backend import DEFAULT_BATCH_SIZE, EmbeddingBackend, SentenceModel, resolve_backend
 from indexer.embed._models import ModelSpec
 
@@ -117,7 +118,8 @@ class Encoder:
             return self._model
         spec, device = self.spec, self.device
         started = time.perf_counter()
-        model = self.backend.load(spec, device, self.models_dir)
+        with phase("model load"):
+            model = self.backend.load(spec, device, self.models_dir)
         if spec.dims is not None and int(model.dims) != spec.dims:
             raise EmbeddingError(
                 f"model {spec.model_id!r} produces {model.dims}-dimensional vectors, expected {spec.dims}"

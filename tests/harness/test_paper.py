@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import asdict
+from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness._paper import best_in_family, paper_datasets, paper_score, paper_systems, reference_rows
-from tests._support import SHARED
+from harness._paper import (
+    BASELINES_RESOURCE,
+    best_in_family,
+    paper_datasets,
+    paper_score,
+    paper_systems,
+    published_baselines,
+    r2med_source,
+    reference_rows,
+)
+from indexer.data import load_dataset
+from tests._support import SCIFACT, SHARED, scifact_subset
 
 REFERENCE = SHARED / "reference"
 
@@ -69,3 +83,44 @@ def test_best_in_family_is_the_maximum_of_that_family(dataset: str) -> None:
 def test_unknown_family_is_refused() -> None:
     with pytest.raises(KeyError, match="expected a family"):
         best_in_family("r2med/Biology", "sparse")
+
+
+def _source_md_figure(system: str) -> float:
+    found = re.search(rf"{system}[^:]*: ([0-9.]+)", (SCIFACT / "SOURCE.md").read_text(encoding="utf-8"))
+    assert found is not None
+    return float(found.group(1))
+
+
+@pytest.mark.parametrize("source", ["sample", str(SCIFACT)])
+def test_scifact_gets_its_published_bm25_by_its_fingerprint(source: str) -> None:
+    """The bundled sample and the shared SciFact folder are the BEIR SciFact test set (same corpus and qrels
+    hashes), whatever their names: both get the figures that ../shared/datasets/scifact/SOURCE.md gives."""
+    ds = load_dataset(source)
+    found = {b.label: b for b in published_baselines(ds.name, ds.split, asdict(ds.fingerprint))}
+    assert found["BM25"].score == _source_md_figure("Elasticsearch BM25")
+    assert found["BM25 (Lucene, one field)"].score == _source_md_figure("Lucene BM25")
+    assert "Thakur" in found["BM25"].source and "Table 2" in found["BM25"].source
+
+
+def test_other_judgments_or_splits_get_no_published_figure(tmp_path: Path) -> None:
+    cut = load_dataset(str(scifact_subset(tmp_path / "cut", n_docs=60, n_test=10, n_train=0)))
+    assert published_baselines(cut.name, cut.split, asdict(cut.fingerprint)) == []  # 10 of the 300 queries
+    assert [b.score for b in published_baselines("beir/NFCorpus", "test")] == [0.325]  # by name
+    assert published_baselines("nfcorpus", "train") == []
+
+
+def test_every_packaged_figure_names_its_source_and_how_it_was_checked() -> None:
+    data = json.loads(files("harness").joinpath("resources", BASELINES_RESOURCE).read_text(encoding="utf-8"))
+    assert data["metric"] == "ndcg@10"
+    for entry in data["datasets"]:
+        assert entry["names"] and entry["split"] in ("test", "dev")
+        for b in entry["baselines"]:
+            assert b["source"] in data["sources"] and b["checked"]
+            assert 0 < b["score"] < 1
+
+
+def test_r2med_datasets_get_the_papers_rows_with_its_source() -> None:
+    rows = published_baselines("r2med/Biology")
+    assert [b.label for b in rows] == [r.label for r in reference_rows("r2med/Biology")]
+    assert all(b.source == r2med_source() for b in rows)
+    assert rows[0].score == paper_score("base retriever/bm25", "r2med/Biology")

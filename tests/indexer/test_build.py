@@ -7,16 +7,21 @@ cache is shared by the module, so the corpus is embedded once for both engines.
 from __future__ import annotations
 
 import dataclasses
+import io
+import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from indexer import Backend, ConfigError, IndexOptions, VectorOptions, build_index, choose_analysis
 from indexer._build import resolve_alias, verify
 from indexer._exceptions import MappingConflictError, VerificationError
 from indexer._layout import alias_for, index_name
+from indexer._phases import TIMING_LOG_ENV
 from indexer.backends._rest import ndjson
 from indexer.data import Dataset, Document, load_dataset
 from indexer.embed import (
@@ -281,3 +286,27 @@ def test_knn_engine_choice_follows_the_dialect(
     with pytest.raises(ConfigError, match=expected):
         build_index(backend, subset, [minilm(cache)], faiss)
     assert backend.list_indices(f"{alias_for(subset.name)}*") == []
+
+
+def test_loading_shows_the_embedding_it_waits_on_and_times_its_phases(
+    backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21: the count was of bulk-acknowledged documents only; the embedding that bounds a cold
+    load is what the progress line shows (with its rate), and the load reports its timing phases."""
+    ds = load_dataset(str(scifact_subset(tmp_path / "progress-subset", n_docs=60, n_test=10, n_train=5)))
+    drop_indices(backend, f"{alias_for(ds.name)}*")
+    log = tmp_path / "timing.jsonl"
+    monkeypatch.setenv(TIMING_LOG_ENV, str(log))
+    out = io.StringIO()
+    cold = CachedEmbedder(Encoder(resolve_model("minilm")), EmbeddingCache(tmp_path / "cold-cache"))
+    options = dataclasses.replace(OPTS, progress=True)
+    build_index(backend, ds, [cold], options, console=Console(file=out, force_terminal=False, width=100))
+    drop_indices(backend, f"{alias_for(ds.name)}*")
+    n = ds.corpus_size
+    last = out.getvalue().splitlines()[-1]
+    assert re.fullmatch(
+        rf"indexing {ds.name}: {n}/{n} docs embedded \(100%\), [\d.]+ docs/s, {n} indexed, 0:\d\d elapsed",
+        last,
+    ), last
+    phases = [json.loads(line)["phase"] for line in log.read_text().splitlines()]
+    assert {"model load", "embed", "bulk"} <= set(phases), phases

@@ -2,39 +2,11 @@
 
 from __future__ import annotations
 
-import io
-import re
-import time
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
-from indexer import ConfigError, Retry, progress, slug, write_text_atomic
-
-
-def test_progress_in_a_log_prints_a_line_every_few_seconds_and_at_the_end() -> None:
-    """Defect: long work (embedding the sample takes minutes) printed nothing in a CI log until it ended."""
-    out = io.StringIO()
-    console = Console(file=out, force_terminal=False, width=80)
-    with progress("indexing sample", 5, unit="docs", console=console, every_s=0.05) as bar:
-        for _ in range(5):
-            time.sleep(0.06)
-            bar.advance()
-            bar.set(embedded="1,024")
-    lines = out.getvalue().splitlines()
-    assert len(lines) >= 4  # heartbeats while it ran, then the last line
-    assert re.fullmatch(
-        r"indexing sample: 5/5 docs \(100%\), [\d.,]+ docs/s, 0:00 elapsed, embedded 1,024", lines[-1]
-    )
-    assert all(line.startswith("indexing sample: ") for line in lines)
-
-
-def test_progress_can_be_silenced() -> None:
-    out = io.StringIO()
-    with progress("x", 3, console=Console(file=out), enabled=False) as bar:
-        bar.advance(3)
-    assert out.getvalue() == ""
+from indexer import ConfigError, Retry, slug, write_text_atomic
 
 
 def test_retry_resends_what_failed_and_gives_up_with_the_callers_error() -> None:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
 
 from harness.inspect import render_html, write_html
+from harness.results import RunResults
 from indexer import slug
+from indexer.data import load_dataset
+from tests._support import SCIFACT
 from tests.harness.inspect.synthetic import ARMS, DATASETS, N_QUERIES, make_run_dir
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -34,8 +38,8 @@ def test_the_paper_bm25_line_is_drawn_on_an_r2med_dataset(run_dir: Path) -> None
     """Defect: the runner writes paper["BM25"] as {system, score} and the chart read a number, so the line
     never showed on an R2MED dataset. The synthetic run now holds the runner's own typed shape."""
     html = render_html(run_dir)
-    assert html.count('class="paper"><title>paper BM25: 0.1920</title>') == 1  # Biology only; sample has none
-    assert "paper BM25</text>" in html  # and the legend says what the dashed line is
+    assert html.count('class="paper"><title>published BM25: 0.1920</title>') == 1  # Biology only
+    assert "published BM25</text>" in html  # and the legend says what the dashed line is
 
 
 def test_html_holds_tables_plots_and_drilldown(run_dir: Path) -> None:
@@ -120,3 +124,35 @@ def test_the_ann_sweep_draws_its_recall_latency_frontier(tmp_path: Path) -> None
     assert svg.group(0).count('r="7"') == 3  # hnsw@10, hnsw@100 and flat are on the frontier; int8 is not
     assert "<title>frontier</title>" in svg.group(0) and "log scale" in svg.group(0)
     assert f'id="ann-{slug(name)}"' in html  # and the sweep's table
+
+
+def test_the_scifact_sample_shows_its_beir_baseline_and_every_bar_its_ci_whisker(tmp_path: Path) -> None:
+    """Issue 21: the report said "No paper baselines for these datasets" for SciFact, whose Elasticsearch
+    BM25 is published (BEIR), and the nDCG bars had no confidence whiskers. The synthetic run's "sample"
+    is given the fingerprint of the real SciFact test set (as a run of the sample records it)."""
+    run_dir = make_run_dir(tmp_path / "run", with_records=False)[0]
+    results = RunResults.load(run_dir)
+    real = asdict(load_dataset(str(SCIFACT)).fingerprint)
+    infos = dict(results.manifest.datasets)
+    infos["sample"] = replace(infos["sample"], fingerprint=real)
+    replace(results, manifest=replace(results.manifest, datasets=infos)).save(run_dir)
+    html = render_html(run_dir)
+    bm25 = re.search(r"Elasticsearch BM25[^:]*: ([0-9.]+)", (SCIFACT / "SOURCE.md").read_text())
+    assert bm25 is not None
+    assert f'class="paper"><title>published BM25: {float(bm25.group(1)):.4f}</title>' in html
+    table = re.search(r'<table class="results" id="paper-baselines">.*?</table>', html, re.S)
+    assert table is not None
+    assert re.search(
+        rf'<th scope=row>sample</th><td class="left">BM25</td><td>{bm25.group(1)}</td>', table.group(0)
+    )
+    assert "Thakur" in html and "No published baselines" not in html
+    svg = re.search(r'<svg id="plot-ndcg".*?</svg>', html, re.S)
+    assert svg is not None
+    whiskers = re.findall(
+        r'<g class="ci-whisker"><title>([^<]*)</title><line [^>]*y1="([\d.]+)" y2="([\d.]+)"', svg.group(0)
+    )
+    assert len(whiskers) == len(DATASETS) * len(ARMS)
+    for name, arm in ((n, a) for n in DATASETS for a in ARMS):
+        lo, hi = results.datasets[name].arms[arm].ci95["ndcg@10"]
+        (found,) = [w for w in whiskers if w[0] == f"{name} · {arm}: 95% CI {lo:.3f}–{hi:.3f}"]
+        assert float(found[1]) > float(found[2])  # from the low end (lower on the page) up to the high
