@@ -26,6 +26,7 @@ from indexer._exceptions import (
     PortInUseError,
 )
 from indexer._paths import is_root
+from tests._nodes import ManagedNodes
 from tests._support import test_engine_config
 
 JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")
@@ -91,7 +92,7 @@ def test_port_held_by_the_other_managed_engine_is_named(es_settings: ConnectionS
         node.start()
 
 
-def test_node_that_dies_shows_its_log() -> None:
+def test_node_that_dies_shows_its_log(managed_nodes: ManagedNodes) -> None:
     # the integ-test zip has no security plugin, so its setting is unknown and the node refuses to start
     config = test_engine_config(
         name="pytest-os-dies",
@@ -99,7 +100,7 @@ def test_node_that_dies_shows_its_log() -> None:
         engine="opensearch",
         settings={"plugins.security.disabled": True},
     )
-    node = ManagedNode(config)
+    node = managed_nodes.node(config)
     try:
         with pytest.raises(
             NodeDiedError,
@@ -110,7 +111,7 @@ def test_node_that_dies_shows_its_log() -> None:
         node.stop()
 
 
-def test_cli_start_status_logs_stop(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_start_status_logs_stop(capsys: pytest.CaptureFixture[str], managed_nodes: ManagedNodes) -> None:
     port, name = _free_port(), "pytest-os-cli"
     try:
         assert (
@@ -132,7 +133,7 @@ def test_cli_start_status_logs_stop(capsys: pytest.CaptureFixture[str]) -> None:
         )
         out = capsys.readouterr().out
         assert f"OpenSearch started: http://127.0.0.1:{port}" in out and "engine lucene" in out
-        node = ManagedNode(test_engine_config(name=name, port=port, engine="opensearch"))
+        node = managed_nodes.node(test_engine_config(name=name, port=port, engine="opensearch"))
         pid = node.status().pid
         if is_root():
             assert pwd.getpwuid(os.stat(f"/proc/{pid}").st_uid).pw_name == "r2med-es"

@@ -15,22 +15,24 @@ from dataclasses import replace
 
 import pytest
 
-from indexer import ConnectionSettings, ManagedNode, Secret
+from indexer import ConnectionSettings, Secret
 from indexer._secure import SUPERUSER, make_local_pki, secured_engine_config, wait_secured
+from tests._nodes import ManagedNodes
 from tests._support import test_engine_config
-from tests.reliability._nodes import HEAP, SecuredNode, free_port, fresh_node
+from tests.reliability._nodes import HEAP, SecuredNode, free_port
 
 
 @pytest.fixture(scope="module")
-def secured_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredNode]:
+def secured_node(
+    tmp_path_factory: pytest.TempPathFactory, managed_nodes: ManagedNodes
+) -> Iterator[SecuredNode]:
     began = time.monotonic()
     pki = make_local_pki()
     ca = pki.write_ca(tmp_path_factory.mktemp("pki") / "ca.crt")
     password = Secret(secrets.token_urlsafe(18))
     port = free_port()
     base = replace(test_engine_config("pytest-secure", port, transport_port=free_port()), heap=HEAP)
-    node = ManagedNode(secured_engine_config(base, pki, password))
-    fresh_node(node)
+    node = managed_nodes.node(secured_engine_config(base, pki, password), fresh=True)
     node.start()
     try:
         url = node.config.url
