@@ -371,7 +371,9 @@ def _finish(
     return str(meta["mapping_hash"])
 
 
-#: how long to wait for the engine to release replaced documents (it moves its retention leases every 30 s)
+#: how long to wait for the engine to release replaced documents (it moves its retention leases every 30 s,
+#: from the index's creation on; the interval, index.soft_deletes.retention_lease.sync_interval, is refused as
+#: an unknown setting by Elasticsearch 9.5.4 and OpenSearch 3.5.0: only their test builds register it)
 RELEASE_WAIT_S = 90.0
 
 

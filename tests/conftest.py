@@ -13,12 +13,20 @@ Docker: ``docker_client`` and ``es_image`` (the locally built Elasticsearch imag
 that need a daemon; see tests/_docker.py for when they skip. The session ignores the connection
 files of local stacks (``R2MED_STACK_ENV=none``) so that a developer's running ``docker compose``
 stack never changes which cluster a test talks to; the tests of that discovery set it themselves.
+``managed_nodes`` for the tests that start nodes of their own (faults, security, multi-node, other
+versions, the engine lifecycle).
+
+Marks: a test that takes an engine fixture (``ENGINE_FIXTURES``, directly or through other fixtures)
+is marked ``engine``; one that takes a Docker fixture, ``docker``; one that takes ``managed_nodes``,
+also ``slow``. ``pytest -m "not engine and not docker"`` is the inner loop (docs/development.md);
+``-m "not slow and not docker"`` runs everything on the session's two engines. The marker guard
+(tests/_guard.py) fails an unmarked test that reaches an engine or Docker anyway.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +34,8 @@ import pytest
 
 from indexer import Backend, ConnectionSettings, ManagedNode, connect
 from tests._docker import build_image, connect_docker
+from tests._guard import Guard, unmarked_message
+from tests._nodes import ManagedNodes
 from tests._openai_server import OpenAIServer, ServerState, openai_server
 from tests._support import R2MED_DEMO, SCIFACT, raw_es_client, test_engine_config, test_os_port
 
@@ -33,8 +43,71 @@ os.environ.setdefault("R2MED_STACK_ENV", "none")
 
 ENGINES = ("elasticsearch", "opensearch")
 
+#: fixtures that give a real engine: a test that takes one (even through another fixture) is marked ``engine``
+ENGINE_FIXTURES = frozenset(
+    {
+        "es_settings",
+        "os_settings",
+        "engine_settings",
+        "backend",
+        "es_backend",
+        "os_backend",
+        "es_url",
+        "engine_url",
+        "es_inspect",
+        "managed_nodes",
+    }
+)
+#: fixtures that need a Docker daemon: a test that takes one is marked ``docker``
+DOCKER_FIXTURES = frozenset({"docker_client", "es_image"})
+
 _engine_report: dict[str, str] = {}
 _os_report: dict[str, str] = {}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """``engine`` and ``docker`` from the fixtures each test takes (``fixturenames`` is the whole closure)."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & ENGINE_FIXTURES:
+            item.add_marker(pytest.mark.engine)
+        if "managed_nodes" in names:
+            item.add_marker(pytest.mark.slow)
+        if names & DOCKER_FIXTURES:
+            item.add_marker(pytest.mark.docker)
+
+
+def _guarded(item: pytest.Item) -> Generator[None, object, object]:
+    """Run a test phase under the marker guard for the marks it lacks (tests/_guard.py)."""
+    guard = Guard({mark for mark in ("engine", "docker") if item.get_closest_marker(mark)})
+    if guard.allowed == {"engine", "docker"}:
+        return (yield)
+    try:
+        with guard.installed():
+            return (yield)
+    finally:
+        if guard.reached:
+            pytest.fail(unmarked_message(item.nodeid, guard.reached), pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
+    return (yield from _guarded(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    return (yield from _guarded(item))
+
+
+@pytest.fixture(scope="session")
+def managed_nodes() -> Iterator[ManagedNodes]:
+    """Nodes a test starts itself, beyond the session's two (faults, security, multi-node, other versions,
+    the engine lifecycle): all stopped when the session ends (tests/_nodes.py)."""
+    nodes = ManagedNodes()
+    yield nodes
+    nodes.stop_all()
 
 
 @pytest.fixture(scope="session")

@@ -157,9 +157,10 @@ def test_setup_scripts_are_valid_bash_and_replace_the_demo_users() -> None:
 
 def test_ci_validates_the_compose_files() -> None:
     """CI (``.ci/run`` sets R2MED_CI=1) must run the Compose validations above, never skip them: the
-    Debian docker-compose is one of the packages scripts/setup installs."""
-    packages = (REPO / "scripts" / "apt-packages.txt").read_text().split()
+    Debian docker-compose is one of the packages ``scripts/setup --all`` (the test command's setup) installs."""
+    packages = (REPO / "scripts" / "apt-packages-dev.txt").read_text().split()
     assert "docker-compose" in packages
+    assert "--all" in (REPO / "scripts" / "test").read_text()
     ci_script = (REPO / ".ci" / "run").read_text()
     assert "R2MED_CI=1" in ci_script
     if os.environ.get("R2MED_CI"):

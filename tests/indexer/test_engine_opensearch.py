@@ -22,6 +22,7 @@ from indexer.node import (
     find_plugin,
 )
 from indexer.node.flavours import get_engine
+from tests._nodes import ManagedNodes
 from tests._support import test_engine_config
 
 JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")
@@ -87,7 +88,7 @@ def test_port_held_by_the_other_managed_engine_is_named(es_settings: ConnectionS
         node.start()
 
 
-def test_node_that_dies_shows_its_log() -> None:
+def test_node_that_dies_shows_its_log(managed_nodes: ManagedNodes) -> None:
     # the integ-test zip has no security plugin, so its setting is unknown and the node refuses to start
     config = test_engine_config(
         name="pytest-os-dies",
@@ -95,7 +96,7 @@ def test_node_that_dies_shows_its_log() -> None:
         engine="opensearch",
         settings={"plugins.security.disabled": True},
     )
-    node = ManagedNode(config)
+    node = managed_nodes.node(config)
     try:
         with pytest.raises(
             NodeDiedError,
@@ -106,7 +107,7 @@ def test_node_that_dies_shows_its_log() -> None:
         node.stop()
 
 
-def test_cli_start_status_logs_stop(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_start_status_logs_stop(capsys: pytest.CaptureFixture[str], managed_nodes: ManagedNodes) -> None:
     port, name = _free_port(), "pytest-os-cli"
     try:
         assert (
@@ -128,7 +129,7 @@ def test_cli_start_status_logs_stop(capsys: pytest.CaptureFixture[str]) -> None:
         )
         out = capsys.readouterr().out
         assert f"OpenSearch started: http://127.0.0.1:{port}" in out and "engine lucene" in out
-        node = ManagedNode(test_engine_config(name=name, port=port, engine="opensearch"))
+        node = managed_nodes.node(test_engine_config(name=name, port=port, engine="opensearch"))
         pid = node.status().pid
         if is_root():
             assert pwd.getpwuid(os.stat(f"/proc/{pid}").st_uid).pw_name == "r2med-es"

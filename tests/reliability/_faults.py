@@ -10,7 +10,6 @@ fault tests send with one worker, which never overflows it).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import signal
@@ -23,14 +22,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import pytest
 from elasticsearch import Elasticsearch, NotFoundError
 from elasticsearch.exceptions import GeneralAvailabilityWarning
 
 from indexer import ManagedNode
 from tests._docker import wait_for
+from tests._nodes import ManagedNodes
 from tests._support import REPO, raw_es_client, test_engine_config
-from tests.reliability._nodes import HEAP, free_port, fresh_node
+from tests.reliability._nodes import HEAP, free_port
 
 #: a write pool this small rejects concurrent bulk requests with 429 (accepted by 9.5.4: size <= cores + 1)
 TINY_WRITE_POOL = {"thread_pool.write.size": 1, "thread_pool.write.queue_size": 1}
@@ -38,22 +37,14 @@ TINY_WRITE_POOL = {"thread_pool.write.size": 1, "thread_pool.write.queue_size": 
 _shared: dict[str, ManagedNode] = {}
 
 
-def fault_node(config: pytest.Config) -> ManagedNode:
+def fault_node(nodes: ManagedNodes) -> ManagedNode:
     """The session's killable node (started on first use, stopped when the session ends); running."""
     node = _shared.get("node")
     if node is None:
         cfg = test_engine_config(
             "pytest-faults", free_port(), transport_port=free_port(), settings=TINY_WRITE_POOL
         )
-        node = ManagedNode(replace(cfg, heap=HEAP))
-        fresh_node(node)
-        _shared["node"] = node
-
-        def stop() -> None:
-            with contextlib.suppress(Exception):
-                node.stop()
-
-        config.add_cleanup(stop)
+        node = _shared["node"] = nodes.node(replace(cfg, heap=HEAP), fresh=True)
     ensure_running(node)
     return node
 

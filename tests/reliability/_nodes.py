@@ -1,8 +1,8 @@
-"""Managed nodes for the reliability tests: free ports, fresh node folders, the secured node record."""
+"""Managed nodes for the reliability tests: free ports and the secured node record (the nodes themselves are
+made through ``managed_nodes``: tests/_nodes.py)."""
 
 from __future__ import annotations
 
-import shutil
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,12 +19,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def fresh_node(node: ManagedNode) -> None:
-    """Stop a node left over by an earlier run under the same name and wipe its folder."""
-    node.stop()
-    shutil.rmtree(node.config.node_dir, ignore_errors=True)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from elasticsearch import Elasticsearch
 
 from harness.cli import main as harness_main
 from indexer import ManagedNode
+from tests._nodes import ManagedNodes
 from tests._support import scifact_subset
 from tests.reliability._faults import (
     TINY_WRITE_POOL,
@@ -28,8 +29,8 @@ WORKERS = 4
 
 
 @pytest.fixture(scope="module")
-def node(request: pytest.FixtureRequest) -> ManagedNode:
-    return fault_node(request.config)
+def node(managed_nodes: ManagedNodes) -> ManagedNode:
+    return fault_node(managed_nodes)
 
 
 def _write_pool(client: Elasticsearch) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from harness.cli import main as harness_main
 from indexer import ConnectionSettings, ManagedNode, choose_analysis, connect
 from indexer._layout import index_name
 from indexer.data import load_dataset
+from tests._nodes import ManagedNodes
 from tests._support import scifact_subset
 from tests.reliability._faults import (
     Harness,
@@ -46,8 +47,8 @@ RETRIES = 2
 
 
 @pytest.fixture(scope="module")
-def node(request: pytest.FixtureRequest) -> ManagedNode:
-    return fault_node(request.config)
+def node(managed_nodes: ManagedNodes) -> ManagedNode:
+    return fault_node(managed_nodes)
 
 
 @dataclass

@@ -16,14 +16,15 @@ from harness.inspect import load_table
 from harness.load import LoadOptions, LoadRun, SearchOperation, run_load, summarize
 from harness.results import ArmResult, DatasetResult, Percentiles
 from indexer import ConnectionSettings, ManagedNode, connect
+from tests._nodes import ManagedNodes
 from tests.reliability._faults import fault_node
 
 INDEX = "pytest-load-pause"
 
 
 @pytest.fixture(scope="module")
-def node(request: pytest.FixtureRequest) -> ManagedNode:
-    return fault_node(request.config)
+def node(managed_nodes: ManagedNodes) -> ManagedNode:
+    return fault_node(managed_nodes)
 
 
 def _freeze(pid: int, sig: signal.Signals) -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from harness.cli import main as harness_main
 from indexer import ManagedNode
+from tests._nodes import ManagedNodes
 from tests._support import scifact_subset
 from tests.reliability._faults import (
     client_for,
@@ -36,8 +37,8 @@ N_A, N_B = 40, 300  # test queries of the two datasets
 
 
 @pytest.fixture(scope="module")
-def node(request: pytest.FixtureRequest) -> ManagedNode:
-    return fault_node(request.config)
+def node(managed_nodes: ManagedNodes) -> ManagedNode:
+    return fault_node(managed_nodes)
 
 
 def test_node_down_mid_run_fails_clearly_and_the_rerun_resumes(

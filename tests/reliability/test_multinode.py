@@ -25,8 +25,9 @@ import pytest
 from elasticsearch import Elasticsearch, helpers
 
 from indexer import ManagedNode
+from tests._nodes import ManagedNodes
 from tests._support import SCIFACT, raw_es_client, test_engine_config
-from tests.reliability._nodes import HEAP, free_port, fresh_node
+from tests.reliability._nodes import HEAP, free_port
 
 INDEX = "test-reliability-multinode"
 CLUSTER = "r2med-pytest-multinode"
@@ -77,7 +78,7 @@ def _subset(folder: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
+def cluster(managed_nodes: ManagedNodes) -> Iterator[Cluster]:
     began = time.monotonic()
     http = {name: free_port() for name in NAMES}
     transport = {name: free_port() for name in NAMES}
@@ -88,16 +89,15 @@ def cluster() -> Iterator[Cluster]:
         "cluster.initial_master_nodes": list(NAMES),
     }
     nodes = {
-        name: ManagedNode(
+        name: managed_nodes.node(
             replace(
                 test_engine_config(name, http[name], transport_port=transport[name], settings=shared),
                 heap=HEAP,
-            )
+            ),
+            fresh=True,
         )
         for name in NAMES
     }
-    for node in nodes.values():
-        fresh_node(node)
     try:
         # both at once: neither is healthy until the other has joined (both are needed to bootstrap)
         with ThreadPoolExecutor(len(nodes)) as pool:

@@ -25,6 +25,7 @@ from indexer.backends import KNN, KnnSpec
 from indexer.backends._opensearch import _missing, build_client
 from indexer.backends._rest import ndjson
 from indexer.node import JavaNotFoundError, find_java
+from tests._nodes import ManagedNodes
 from tests._support import LEGACY_OPENSEARCH, drop_indices, fetch_artifact, scifact_subset, test_engine_config
 
 NO_KNN = "the cluster has no k-NN plugin"
@@ -73,10 +74,10 @@ def _node(node: ManagedNode) -> Iterator[Backend]:
 
 
 @pytest.fixture(scope="module")
-def no_knn() -> Iterator[Backend]:
+def no_knn(managed_nodes: ManagedNodes) -> Iterator[Backend]:
     """OpenSearch 3.5.0 as the fetched zip comes, without installing the k-NN plugin."""
     config = test_engine_config(name="pytest-os-no-knn", port=_free_port(), engine="opensearch", plugins=())
-    with _node(ManagedNode(config)) as backend:
+    with _node(managed_nodes.node(config)) as backend:
         yield backend
 
 
@@ -106,7 +107,7 @@ def test_a_cluster_without_knn_is_detected_and_lexical_still_runs(no_knn: Backen
 
 
 @pytest.fixture(scope="module")
-def legacy() -> Iterator[Backend]:
+def legacy(managed_nodes: ManagedNodes) -> Iterator[Backend]:
     """A real OpenSearch 2.19.1 (the bare integ-test zip: transport-netty4 only) on a Java it runs on."""
     try:
         java = find_java(flavour=LEGACY_OPENSEARCH)
@@ -120,7 +121,7 @@ def legacy() -> Iterator[Backend]:
         distribution=zip_path,
         java_home=java.home,
     )
-    with _node(ManagedNode(config, flavour=LEGACY_OPENSEARCH)) as backend:
+    with _node(managed_nodes.node(config, flavour=LEGACY_OPENSEARCH)) as backend:
         yield backend
 
 

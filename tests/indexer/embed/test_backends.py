@@ -196,7 +196,7 @@ def test_cache_separates_backends(
         assert int8_emb.stats.cache_hits == 0 and int8_emb.stats.texts_encoded == 16
         assert len(cache) == 32
         np.testing.assert_allclose(first, reference_vectors[:16], atol=1e-5)
-        # int8 runs each text alone, so a vector does not depend on its batch neighbours (16 here, 64 there)
+        # int8 runs each text alone, so a vector does not depend on its batch neighbours (16 here, 32 there)
         np.testing.assert_allclose(second, int8_vectors[:16], atol=1e-6)
         # each backend then finds its own vectors, bit for bit, without loading a model
         for backend, expected in (("onnx-int8", second), ("torch", first)):

@@ -36,14 +36,14 @@ def test_streams_windows_in_input_order(
 ) -> None:
     emb = embedder(minilm, tmp_path, window=16)
     chunks = list(emb.embed_documents(scifact_docs))
-    assert [len(ids) for ids, _ in chunks] == [16, 16, 16, 16]
+    assert [len(ids) for ids, _ in chunks] == [16, 16]
     ids, vectors = collect(iter(chunks))
     assert ids == [doc_id for doc_id, _ in scifact_docs]
     np.testing.assert_allclose(vectors, reference_vectors, atol=1e-5)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     stats = emb.stats
-    assert (stats.texts, stats.cache_hits, stats.cache_misses, stats.texts_encoded) == (64, 0, 64, 64)
-    assert stats.model_calls == 8  # 4 windows x 2 batches of 8
+    assert (stats.texts, stats.cache_hits, stats.cache_misses, stats.texts_encoded) == (32, 0, 32, 32)
+    assert stats.model_calls == 4  # 2 windows x 2 batches of 8
 
 
 def test_input_is_consumed_lazily(minilm: ModelSpec, scifact_docs: list[tuple[str, str]]) -> None:
@@ -79,7 +79,7 @@ def test_warm_run_makes_no_model_calls_and_returns_identical_vectors(
     assert warm.stats.model_calls == 0
     assert warm.encoder.stats.model_calls == 0
     assert not warm.encoder.loaded  # not even loaded
-    assert (warm.stats.cache_hits, warm.stats.cache_misses) == (64, 0)
+    assert (warm.stats.cache_hits, warm.stats.cache_misses) == (32, 0)
 
 
 def test_changed_prompt_misses_the_cache(

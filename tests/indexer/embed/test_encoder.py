@@ -46,11 +46,11 @@ def test_sorted_and_unsorted_batches_give_the_same_vectors_in_input_order(
     # the reference was made with length-sorted batches of 32; now the input order, batches of 16
     unsorted_enc = Encoder(minilm, device="cpu", batch_size=16, sort_by_length=False)
     by_unsorted = unsorted_enc.encode_documents(texts)
-    assert unsorted_enc.stats.model_calls == 4
+    assert unsorted_enc.stats.model_calls == 2
     np.testing.assert_allclose(reference_vectors, by_unsorted, atol=1e-5)
     # and row i is text i: compare with texts encoded one at a time
     alone = Encoder(minilm, device="cpu", batch_size=1)
-    for i in (0, 17, 63):
+    for i in (0, 17, 31):
         np.testing.assert_allclose(reference_vectors[i], alone.encode_documents([texts[i]])[0], atol=1e-5)
 
 
@@ -72,15 +72,15 @@ def test_lengths_are_tokens_capped_at_the_model_limit(
 
 
 def test_one_model_call_per_batch_is_counted(minilm: ModelSpec, scifact_docs: list[tuple[str, str]]) -> None:
-    texts = [text[:40] for text in texts_of(scifact_docs)[:40]]  # counting needs no long texts
+    texts = [text[:40] for text in texts_of(scifact_docs)[:30]]  # counting needs no long texts
     encoder = Encoder(minilm, device="cpu", batch_size=16)
     encoder.encode_documents(texts)
-    assert encoder.stats.model_calls == math.ceil(40 / 16)
-    assert encoder.stats.texts_encoded == 40
+    assert encoder.stats.model_calls == math.ceil(30 / 16)
+    assert encoder.stats.texts_encoded == 30
     seen: list[int] = []
     encoder.encode(texts, batch_size=7, on_batch=seen.append)
-    assert seen == [7, 7, 7, 7, 7, 5]
-    assert encoder.stats.model_calls == 3 + 6
+    assert seen == [7, 7, 7, 7, 2]
+    assert encoder.stats.model_calls == 2 + 5
     assert encoder.stats.seconds > 0
 
 
