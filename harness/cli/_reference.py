@@ -295,7 +295,8 @@ def experiment_keys_page() -> str:
         "Every key of an experiment ([Experiments](experiments.md)). In a file, a table and its keys "
         "(`[search]` then `depth = 200`); on the command line, `--set search.depth=200`, or the flag of "
         "`harness run` where the key has one. A key not given keeps the default shown here (none: not set, "
-        "or the text says what applies). A list is a TOML array, or on the command line text with commas.",
+        "or the text says what applies). A list is a TOML array (`[10, 100]`), or, where its type says so, text "
+        "with commas (`--set ann.candidates=10,100`).",
         "",
         "## The experiment",
         "",
