@@ -48,6 +48,8 @@ MAX_RETRIES = 50
 REMOVED_IN = "0.3"
 
 _warnings = Console(stderr=True, soft_wrap=True)
+#: the attribute of a command's function that holds its hidden old names
+_ALIASES = "__deprecated_aliases__"
 
 
 def output_option(what: str) -> Any:
@@ -342,6 +344,14 @@ def with_deprecated(*aliases: Deprecated) -> Callable[[F], F]:
             return func(*args, **kwargs)
 
         wrapper.__signature__ = signature.replace(parameters=[*own, *hidden])  # type: ignore[attr-defined]
+        # kept by functools.wraps of the decorators outside it: see deprecated_of
+        wrapper.__dict__[_ALIASES] = aliases
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def deprecated_of(callback: Callable[..., Any] | None) -> tuple[Deprecated, ...]:
+    """The hidden old names :func:`with_deprecated` gave a command (``callback``: its function, or the click
+    command's callback that wraps it), for the release notes (``docs/changes.md``)."""
+    return tuple(getattr(callback, _ALIASES, ()))

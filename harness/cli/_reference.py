@@ -1,17 +1,22 @@
 """The generated reference pages: ``docs/cli.md`` from the Typer app, ``docs/environment.md`` from
-``indexer.ENV_VARS``. Nothing about a command or a variable is written here: every name, help text,
-default and panel is read from the app and the tables, so a changed option changes the page.
+``indexer.ENV_VARS``, ``docs/experiment-keys.md`` from the experiment's tables (``harness.experiment``) and
+``docs/changes.md`` from the commands' hidden old names (``with_deprecated``). Nothing about a command, a
+variable or a key is written here: every name, help text, type, default and panel is read from the app and
+the tables, so a changed option or key changes the page.
 
-    python -m harness.cli._reference            # write both pages
+    python -m harness.cli._reference            # write every page
     python -m harness.cli._reference --check    # exit 1, naming each page that is stale
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import re
 import sys
+import types
+import typing
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +24,9 @@ from typing import Any
 import typer
 from rich.text import Text
 
+from harness.cli._experiment import FLAGS
+from harness.cli._options import REMOVED_IN, deprecated_of
+from harness.experiment import KEYS, TABLES, Experiment
 from indexer import DEFAULT_KEY_ENV, ENGINES, ENV_HELP, ENV_VARS
 
 #: the docs folder of this checkout (the generator is a development tool: it runs from a checkout)
@@ -204,8 +212,150 @@ def environment_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+_KINDS = {bool: "true/false", int: "integer", float: "number", str: "text", Path: "path"}
+#: the ``[sweep.params]`` table's keys, ``sweep.params.ARM.PARAM`` (not one dotted key: one per arm parameter)
+_PARAMS = ("sweep.params", "sweep.params.ARM.PARAM")
+
+
+def _type_name(kind: Any) -> str:
+    """A key's type as a user writes it: ``integer``, ``list of text``, ``fusion`` (a parsed kind's own name)."""
+    args = [a for a in typing.get_args(kind) if a is not type(None)]
+    if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
+        return _type_name(args[0])
+    if typing.get_origin(kind) is tuple:
+        return f"list of {_type_name(args[0])}"
+    return _KINDS.get(kind, getattr(kind, "__name__", str(kind)).removesuffix("Spec").lower())
+
+
+def _toml(value: Any) -> str:
+    """A default as a TOML value (``"es"``, ``["jsonl", "es"]``, ``true``); a parsed kind as its text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return '"' + str(value).replace('"', '\\"') + '"'
+
+
+def _takes(f: dataclasses.Field[Any]) -> str:
+    """What a key accepts beyond its type: its names, its range, the check's own words; commas for a list."""
+    meta = f.metadata
+    parts = [f"one of {', '.join(meta['choices']())}"] if meta.get("choices") else []
+    check = meta.get("check")
+    if check is not None:  # a function says what it checks in its docstring, a range check in its text
+        parts.append(check.__doc__ or "" if isinstance(check, types.FunctionType) else str(check))
+    if meta.get("commas"):
+        parts.append('or "a,b" text')
+    return "; ".join(parts)
+
+
+_RST_CODE = re.compile(r"(?::\w+:)?``?([^`]+)``?")
+
+
+def _docstring(owner: type) -> str:
+    """The first paragraph of a docstring in Markdown: its reST code (````x````, ``:data:`X```) as code spans."""
+    text = _plain((owner.__doc__ or "").split("\n\n")[0])
+    pieces = _RST_CODE.split(text)  # text, code, text, code, ...
+    return "".join(f"`{p}`" if i % 2 else _md(p) for i, p in enumerate(pieces))
+
+
+def _key_row(name: str, kind: Any, f: dataclasses.Field[Any]) -> str:
+    default = "" if f.default in (None, dataclasses.MISSING) else f"`{_md(_toml(f.default))}`"
+    flag = next((flag for flag, k in FLAGS.values() if k == name), "")
+    takes = _takes(f)
+    kind_text = f"{_type_name(kind)}" + (f" ({takes})" if takes else "")
+    what = _md(f.metadata.get("doc", "")) + ("" if f.repr else " (a secret: never shown or stored)")
+    return f"| `{name}` | {_md(kind_text)} | {default} | {f'`{flag}`' if flag else ''} | {what} |"
+
+
+def _key_table(prefix: str | None, owner: type) -> list[str]:
+    hints = typing.get_type_hints(owner)
+    rows = [
+        "| key | type | default | flag of `harness run` | what it is |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for f in dataclasses.fields(owner):
+        name = f.name if prefix is None else f"{prefix}.{f.name}"
+        if name in KEYS:
+            rows.append(_key_row(name, hints[f.name], f))
+        elif name == _PARAMS[0]:
+            rows.append(f"| `{_PARAMS[1]}` | list of values |  |  | {_md(f.metadata.get('doc', ''))} |")
+    return [*rows, ""]
+
+
+def experiment_keys_page() -> str:
+    """``docs/experiment-keys.md``: every dotted key of the experiment, table by table, with its type,
+    default, the flag of ``harness run`` that sets it (if any) and what it is."""
+    lines = [
+        "# Experiment keys",
+        "",
+        _NOTICE.format(what="a table or a key in harness/experiment"),
+        "",
+        "Every key of an experiment ([Experiments](experiments.md)). In a file, a table and its keys "
+        "(`[search]` then `depth = 200`); on the command line, `--set search.depth=200`, or the flag of "
+        "`harness run` where the key has one. A key not given keeps the default shown here (none: not set, "
+        "or the text says what applies). A list is a TOML array (`[10, 100]`), or, where its type says so, text "
+        "with commas (`--set ann.candidates=10,100`).",
+        "",
+        "## The experiment",
+        "",
+        *_key_table(None, Experiment),
+    ]
+    for prefix, table in TABLES.items():
+        lines += [f"## [{prefix}]", "", _docstring(table), "", *_key_table(prefix, table)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _code_or_text(text: str) -> str:
+    """An option as code, prose ("leaving it out") as text."""
+    return f"`{text}`" if text.startswith("--") else _md(text)
+
+
+def _alias_rows(path: str, command: Any) -> list[str]:
+    return [
+        f"| `{path}` | `{alias.spelled}` | {_code_or_text(alias.replacement)} |"
+        for alias in deprecated_of(getattr(command, "callback", None))
+    ]
+
+
+def changes_page(app: typer.Typer | None = None) -> str:
+    """``docs/changes.md``: every old option name a command still takes (hidden, with one deprecation line)
+    and what replaces it."""
+    if app is None:
+        from harness.cli import app as harness_app
+
+        app = harness_app
+    root, name = typer.main.get_command(app), _value(app.info.name) or "harness"
+    rows = [row for path, command, _ in _commands(root, name) for row in _alias_rows(path, command)]
+    intro = (
+        "One name per concept across the commands, and the options few runs need moved into the experiment "
+        "([keys](experiment-keys.md), set with `--set KEY=VALUE` or in an experiment file). Each old name "
+        "below still works, hidden from `--help`, and prints one line saying what replaces it "
+        f"(`deprecated: --depth is replaced by --set search.depth=VALUE (it goes in release {REMOVED_IN})`). "
+        f"Release {REMOVED_IN} removes them: change scripts to the new spelling."
+    )
+    lines = [
+        "# Changes: old option names and what replaces them",
+        "",
+        _NOTICE.format(what="a command's hidden old names (with_deprecated)"),
+        "",
+        intro,
+        "",
+        "| command | old | new |",
+        "| --- | --- | --- |",
+        *rows,
+    ]
+    return "\n".join(lines) + "\n"
+
+
 #: docs page -> what makes it
-PAGES: dict[str, Callable[[], str]] = {"cli.md": cli_page, "environment.md": environment_page}
+PAGES: dict[str, Callable[[], str]] = {
+    "cli.md": cli_page,
+    "environment.md": environment_page,
+    "experiment-keys.md": experiment_keys_page,
+    "changes.md": changes_page,
+}
 
 
 def stale(docs: Path = DOCS) -> dict[str, str]:

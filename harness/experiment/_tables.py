@@ -55,18 +55,33 @@ def key(
     return field(default=default, repr=not secret, metadata=meta)
 
 
+@dataclass(frozen=True, slots=True)
+class Between:
+    """A range check: ``low <= value <= high`` (``above``: ``low < value``), of a number or of each in a list.
+    Its text (``str``) is the range as the key reference shows it."""
+
+    low: float
+    high: float
+    above: bool = False
+
+    def __call__(self, value: Any) -> str | None:
+        items = value if isinstance(value, tuple) else (value,)
+        ok = all((v > self.low if self.above else v >= self.low) and v <= self.high for v in items)
+        if ok:
+            return None
+        return f"expected {'more than ' if self.above else ''}{self.low:g}..{self.high:g}, found {value!r}"
+
+    def __str__(self) -> str:
+        return f"above {self.low:g}, up to {self.high:g}" if self.above else f"{self.low:g} to {self.high:g}"
+
+
 def between(low: float, high: float, *, above: bool = False) -> Check:
     """``low <= value <= high`` (``above``: ``low < value``)."""
-
-    def check(value: Any) -> str | None:
-        items = value if isinstance(value, tuple) else (value,)
-        ok = all((v > low if above else v >= low) and v <= high for v in items)
-        return None if ok else f"expected {'more than ' if above else ''}{low:g}..{high:g}, found {value!r}"
-
-    return check
+    return Between(low, high, above)
 
 
 def _sinks(value: Any) -> str | None:
+    """record sinks (or none)"""
     unknown = sorted(set(value) - set(SINKS) - {NO_RECORDS})
     if unknown:
         return f"expected record sinks among {', '.join(SINKS)} (or {NO_RECORDS}), found {', '.join(unknown)}"
@@ -74,6 +89,7 @@ def _sinks(value: Any) -> str | None:
 
 
 def _nonempty(value: Any) -> str | None:
+    """at least one"""
     return None if value else "expected at least one, found none"
 
 
@@ -205,7 +221,12 @@ class SearchTable:
 class StatsTable:
     """What is measured and how arms are compared."""
 
-    measures: tuple[str, ...] = key(tuple(m.key for m in DEFAULT_MEASURES), commas=True, check=_nonempty)
+    measures: tuple[str, ...] = key(
+        tuple(m.key for m in DEFAULT_MEASURES),
+        commas=True,
+        check=_nonempty,
+        doc="measures scored and shown, e.g. ndcg@10,recall@100,map@100 (the paired tests use ndcg@10)",
+    )
     test: str = key("randomization", choices=lambda: STAT_TESTS, doc="paired significance test")
     alpha: float = key(0.05, check=between(0, 1, above=True), doc="significance level")
     seed: int = key(42, doc="seed of the tests, intervals and folds")

@@ -214,7 +214,7 @@ def build_encoder(
         return EndpointEncoder(spec, endpoint or Endpoint(), probe_cache=cache)
     if endpoint is not None and endpoint.base_url is not None:
         raise EmbeddingError(
-            f"--base-url is for endpoint models (openai:MODEL); {spec.model_id!r} runs locally"
+            f"--embed-url (embedding.url) is for endpoint models (openai:MODEL); {spec.model_id!r} runs locally"
         )
     from indexer.embed._encoder import Encoder
 

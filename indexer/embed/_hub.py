@@ -115,7 +115,7 @@ def placement_help(repo_id: str, revision: str, cache: Path) -> str:
     others = cached_revisions(repo_id, cache)
     held = (
         f" The cache holds it at {', '.join(f'{r} ({c[:12]})' if r != c else c for r, c in others.items())}: "
-        f"pass --model {repo_id}@REVISION to use one of those."
+        f"pass --embed-model {repo_id}@REVISION to use one of those."
         if others
         else ""
     )
@@ -124,7 +124,7 @@ def placement_help(repo_id: str, revision: str, cache: Path) -> str:
         f"`hf download {repo_id} --revision {revision}` (older huggingface_hub: `huggingface-cli download "
         f"{repo_id} --revision {revision}`), then copy its cache folder {repo_folder(repo_id, cache).name}/ "
         f"(refs/, snapshots/ and blobs/) into {cache} here (or point HF_HUB_CACHE at the copy); or pass the "
-        "model's own folder: --model /path/to/folder."
+        "model's own folder: --embed-model /path/to/folder."
     )
 
 

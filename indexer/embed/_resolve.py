@@ -192,6 +192,6 @@ def resolve_model(
     raise EmbeddingError(
         f"unknown embedding model {request.name!r}: expected a sentence-transformers model id from the hub "
         "(org/name[@REVISION]), a local model folder (no such folder exists), a short name "
-        f"({_short_names()}), or openai:MODEL with --base-url "
+        f"({_short_names()}), or openai:MODEL with --embed-url "
         "(an OpenAI-compatible endpoint)"
     )

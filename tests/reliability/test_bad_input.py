@@ -199,7 +199,7 @@ CASES = [
     Case(
         "unknown-model",
         lambda c: ["index", "--dataset", str(c.good), "--embed-model", "no-such-model", "--url", c.url],
-        ("embedding model 'no-such-model' at revision main is not in the local Hugging Face cache", "--model /path"),
+        ("embedding model 'no-such-model' at revision main is not in the local Hugging Face cache", "--embed-model /path"),
     ),
     Case(
         "index-fingerprint-differs-from-data",

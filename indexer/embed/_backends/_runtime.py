@@ -111,7 +111,7 @@ def model_folder(spec: ModelSpec) -> Path:
     except Exception as exc:
         raise EmbeddingError(
             f"model {spec.model_id!r} is not a local folder and could not be fetched from the hub "
-            f"(revision {spec.revision}); pass a local model folder with --model"
+            f"(revision {spec.revision}); pass a local model folder with --embed-model"
         ) from exc
 
 

@@ -1,5 +1,6 @@
-"""The generated reference pages (docs/cli.md, docs/environment.md) match what the generator makes now,
-and the generator shows what the app and the tables hold: no option left out, no hidden one shown."""
+"""The generated reference pages (docs/cli.md, docs/environment.md, docs/experiment-keys.md, docs/changes.md)
+match what the generator makes now, and the generator shows what the app and the tables hold: no option
+left out, no hidden one shown, every experiment key with its type, default and flag, every old name."""
 
 from __future__ import annotations
 
@@ -9,7 +10,19 @@ from typing import Annotated
 import typer
 
 from harness.cli import _reference
-from harness.cli._reference import GENERATOR, PAGES, cli_page, environment_page, main, stale
+from harness.cli._experiment import FLAGS
+from harness.cli._options import Deprecated, with_deprecated
+from harness.cli._reference import (
+    GENERATOR,
+    PAGES,
+    changes_page,
+    cli_page,
+    environment_page,
+    experiment_keys_page,
+    main,
+    stale,
+)
+from harness.experiment import KEYS
 from indexer import ENV_HELP, ENV_VARS
 
 
@@ -90,4 +103,71 @@ def test_check_fails_on_a_stale_page_and_passes_once_written(tmp_path: Path, cap
     page.write_text(page.read_text(encoding="utf-8").replace("--dataset", "--data-set"), encoding="utf-8")
     assert main(["--check", "--docs", str(tmp_path)]) == 1
     (tmp_path / "environment.md").unlink()
-    assert set(stale(tmp_path)) == set(PAGES)
+    assert set(stale(tmp_path)) == {"cli.md", "environment.md"}
+    assert set(PAGES) == {"cli.md", "environment.md", "experiment-keys.md", "changes.md"}
+
+
+def _row(page: str, key: str) -> list[str]:
+    line = next(line for line in page.splitlines() if line.startswith(f"| `{key}` |"))
+    return [cell.strip() for cell in line.strip("|").split(" | ")]
+
+
+def test_the_keys_page_has_every_key_with_its_type_default_check_and_flag() -> None:
+    page = experiment_keys_page()
+    for key in KEYS:
+        assert f"| `{key}` |" in page, key
+    assert "| `sweep.params.ARM.PARAM` | list of values |" in page
+    assert _row(page, "search.depth") == [
+        "`search.depth`",
+        "integer (10 to 1000)",
+        "`100`",
+        "",
+        "results per query",
+    ]
+    assert _row(page, "search.timeout")[1:3] == ["number (above 0, up to 3600)", "`60`"]
+    assert _row(page, "output.records")[1:4] == [
+        'list of text (record sinks (or none); or "a,b" text)',
+        '`\\["jsonl", "es"\\]`',
+        "`--records`",
+    ]
+    assert _row(page, "index.bm25")[1:3] == ["text (one of es, r2med)", '`"es"`']
+    assert "a secret: never shown or stored" in _row(page, "connection.password")[4]
+    assert _row(page, "data.queries")[2] == ""  # no default: not set
+    for flag, key in FLAGS.values():
+        assert _row(page, key)[3] == f"`{flag}`", key
+    for heading in ("## The experiment", "## [data]", "## [search]", "## [sweep]", "## [judgments]"):
+        assert f"\n{heading}\n" in page
+
+
+def test_the_changes_page_lists_every_hidden_option_of_every_command() -> None:
+    from harness.cli import app
+
+    page = changes_page()
+    root = typer.main.get_command(app)
+    for path, command, _ in _reference._commands(root, "harness"):
+        for param in command.params:
+            if getattr(param, "hidden", False) and param.param_type_name == "option":
+                assert f"| `{path}` | `{param.opts[0]}" in page, f"{path} {param.opts}"
+    assert "| `harness run` | `--depth` | `--set search.depth=VALUE` |" in page
+    assert "| `harness run` | `--model/-m` | `--embed-model` |" in page
+    assert "| `harness index` | `--progress` | leaving it out (progress is the default) |" in page
+
+
+def test_the_changes_page_reads_the_old_names_a_command_was_given() -> None:
+    app = typer.Typer(name="demo", add_completion=False)
+
+    @app.command("go")
+    @with_deprecated(Deprecated("--old", "new"), Deprecated("--quick", set_key="speed.level", flag=True))
+    def go(
+        new: Annotated[str | None, typer.Option("--new")] = None, settings: list[str] | None = None
+    ) -> None:
+        """Go."""
+
+    @app.command("stay")
+    def stay() -> None:
+        """Stay."""
+
+    page = changes_page(app)
+    assert "| `demo go` | `--old` | `--new` |" in page
+    assert "| `demo go` | `--quick` | `--set speed.level=true` |" in page
+    assert "demo stay" not in page

@@ -90,5 +90,5 @@ def test_a_refusal_fails_at_once_with_the_endpoints_words(server: OpenAIServer) 
 
 
 def test_base_url_is_refused_for_a_local_model(server: OpenAIServer) -> None:
-    with pytest.raises(EmbeddingError, match="--base-url is for endpoint models"):
+    with pytest.raises(EmbeddingError, match=r"--embed-url \(embedding.url\) is for endpoint models"):
         build_encoder(resolve_model("minilm"), endpoint=_endpoint(server))

@@ -89,7 +89,7 @@ def test_unknown_short_name_offline_names_the_short_names_and_how_to_place_it() 
     for aliases in known_models().values():
         assert aliases[0] in message
     assert "hf download no-such-model-xyz --revision main" in message
-    assert "--model /path/to/folder" in message
+    assert "--embed-model /path/to/folder" in message
 
 
 def test_a_path_that_is_neither_a_folder_nor_a_hub_id_is_refused(tmp_path: Path) -> None:

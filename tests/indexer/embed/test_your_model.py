@@ -78,14 +78,14 @@ def test_a_hub_id_not_in_the_cache_says_how_to_place_it(hub_cache: Path, tmp_pat
         f"copy its cache folder models--acme--absent-model/ (refs/, snapshots/ and blobs/) into {hub_cache}"
         in message
     )
-    assert "--model /path/to/folder" in message
+    assert "--embed-model /path/to/folder" in message
 
     # held at another revision: named, and never taken in its place
     into_hub_cache(hub_cache, "acme/absent-model", renamed_minilm(tmp_path / "src"), COMMIT, refs=("v1",))
     with pytest.raises(EmbeddingError) as held:
         resolve_model(f"acme/absent-model@{OTHER_COMMIT}")
     assert f"The cache holds it at v1 ({COMMIT[:12]})" in str(held.value)
-    assert "pass --model acme/absent-model@REVISION" in str(held.value)
+    assert "pass --embed-model acme/absent-model@REVISION" in str(held.value)
     assert resolve_model("acme/absent-model@v1").revision == COMMIT
 
 
