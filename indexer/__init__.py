@@ -47,7 +47,7 @@ from indexer._progress import progress, quiet
 from indexer._retry import Retry
 from indexer._stack import stack_login
 from indexer._store import SqliteStore
-from indexer._user_mapping import UserMapping, load_user_mapping
+from indexer._user_mapping import FieldMapError, UserMapping, load_user_mapping
 from indexer.backends import (
     HYBRID_QUERY,
     KNN,
@@ -166,6 +166,7 @@ __all__ = [
     "EngineConfig",
     "EngineUnavailable",
     "EventFilter",
+    "FieldMapError",
     "FusionParams",
     "HarnessError",
     "IndexOptions",

@@ -33,6 +33,10 @@ TEXT_TYPES: tuple[str, ...] = ("text", "match_only_text")
 BODY_KEYS: tuple[str, ...] = ("settings", "mappings")
 
 
+class FieldMapError(ConfigError):
+    """A field map (``title=..,text=..,vector=..``) that does not parse: the caller names where it was written."""
+
+
 @dataclass(frozen=True, slots=True)
 class FieldMap:
     """Which of the user's fields holds what (dotted paths for fields inside objects)."""
@@ -48,12 +52,11 @@ class FieldMap:
         for part in (p.strip() for p in spec.split(",") if p.strip()):
             key, sep, value = (s.strip() for s in part.partition("="))
             if not sep or not value or key not in FIELD_MAP_KEYS:
-                raise ConfigError(
-                    f"expected --field-map as key=field pairs with keys {', '.join(FIELD_MAP_KEYS)}, "
-                    f"found {part!r}"
+                raise FieldMapError(
+                    f"expected key=field pairs with keys {', '.join(FIELD_MAP_KEYS)}, found {part!r}"
                 )
             if key in given:
-                raise ConfigError(f"expected each --field-map key once, found {key!r} twice in {spec!r}")
+                raise FieldMapError(f"expected each key once, found {key!r} twice in {spec!r}")
             given[key] = value
         return given
 
@@ -123,10 +126,10 @@ class UserMapping:
             raise ConfigError(
                 f"{self.source}: {_path(name)} is missing: the vectors need a field "
                 + (
-                    f"(--field-map vector={name} names it)"
+                    f"(the field map's vector={name} names it)"
                     if self.field_map.vector
-                    else f"(map one and name it with --field-map vector=FIELD, or map {model_field}); "
-                    "index the text side only with --no-vectors"
+                    else f"(map one and name it in the field map, vector=FIELD, or map {model_field}); "
+                    "or index the text side only (no vectors)"
                 )
                 + f". The mapping defines: {', '.join(_leaves(self.properties)) or 'nothing'}"
             )
@@ -192,7 +195,7 @@ def _check_text_field(path: Path, properties: dict[str, Any], role: str, field: 
     prop = _lookup(properties, field)
     if prop is None:
         raise ConfigError(
-            f"{path}: {_path(field)} is missing: the {role} goes there (--field-map {role}={field}). "
+            f"{path}: {_path(field)} is missing: the {role} goes there (the field map's {role}={field}). "
             f"The mapping defines: {', '.join(_leaves(properties))}"
         )
     if prop.get("type", "object") not in TEXT_TYPES:

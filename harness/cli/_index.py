@@ -38,6 +38,7 @@ from indexer import (
     ConnectionSettings,
     EmbeddingCache,
     EngineUnavailable,
+    FieldMapError,
     IndexingError,
     IndexOptions,
     IndexSummary,
@@ -135,7 +136,10 @@ def user_mapping(mapping: Path | None, field_map: str | None) -> UserMapping | N
         if field_map is not None:
             raise ConfigError("--field-map says where --mapping keeps the corpus, so it needs --mapping FILE")
         return None
-    return load_user_mapping(mapping, field_map)
+    try:
+        return load_user_mapping(mapping, field_map)
+    except FieldMapError as exc:
+        raise ConfigError(f"--field-map {field_map}: {exc}") from None
 
 
 def make_embedders(

@@ -16,7 +16,7 @@ from harness.experiment._tables import MAX_CANDIDATES
 from harness.rerank import RerankSpec
 from harness.strategies import MODES
 from harness.sweep import SweepSpec, parse_tune_on
-from indexer import ConfigError, UserMapping, load_user_mapping
+from indexer import ConfigError, FieldMapError, UserMapping, load_user_mapping
 
 Check = Callable[[Experiment, set[str], Origins], None]
 
@@ -206,5 +206,7 @@ def user_mapping(exp: Experiment, origins: Origins) -> UserMapping | None:
         return None
     try:
         return load_user_mapping(exp.index.mapping, exp.index.field_map)
+    except FieldMapError as exc:  # the field map does not parse: it is what the user wrote wrong
+        raise origins.fail("index.field_map", str(exc)) from None
     except ConfigError as exc:
         raise origins.fail("index.mapping", str(exc)) from None

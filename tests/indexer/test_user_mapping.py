@@ -161,10 +161,10 @@ def _bad(tmp_path: Path, body: Any, field_map: str | None, message: str) -> None
 BAD: list[tuple[Any, str | None, str]] = [
     ('{"mappings": {\n  "properties": {"body": {"type": "text"},}\n}}', None, "{path}:2:43: expected JSON"),
     (BASE, "text=body,title=title", "{path}: mappings.properties.title is missing: the title goes there"),
-    (BASE, None, "{path}: mappings.properties.text is missing: the text goes there (--field-map text=text)"),
+    (BASE, None, "{path}: mappings.properties.text is missing: the text goes there (the field map's text=text)"),
     (BASE, "text=content.body", "{path}: mappings.properties.content.properties.body is missing"),
     ({"mappings": {"properties": {"body": {"type": "keyword"}}}}, "text=body", "{path}: mappings.properties.body.type is 'keyword'"),
-    (BASE, "text=body,colour=red", "expected --field-map as key=field pairs with keys title, text, vector, found 'colour=red'"),
+    (BASE, "text=body,colour=red", "expected key=field pairs with keys title, text, vector, found 'colour=red'"),
     ({**BASE, "aliases": {}}, "text=body", "{path}: expected only settings and mappings at the top, found aliases"),
     ({"settings": {}}, "text=body", "{path}: mappings.properties: expected an object"),
     ([1, 2], None, "{path}: expected a JSON object with settings and mappings, found list"),
@@ -201,7 +201,7 @@ def test_the_vector_field_defaults_to_the_models_own_name_when_mapped(tmp_path: 
     assert "plain.json: mappings.properties.vec_minilm is missing: the vectors need a field" in str(
         info.value
     )
-    assert "--field-map vector=FIELD" in str(info.value) and "--no-vectors" in str(info.value)
+    assert "vector=FIELD" in str(info.value) and "no vectors" in str(info.value)
     body["mappings"]["properties"]["vec_minilm"] = {"type": "dense_vector", "dims": 384}
     assert (
         load_user_mapping(write(tmp_path / "ours.json", body), "text=body").vector_field("vec_minilm")
