@@ -46,9 +46,11 @@ EmbedBackendOpt = Annotated[
     typer.Option(
         "--embed-backend",
         help=(
-            f"What computes the vectors: {', '.join(backend_names())}. torch is the fp32 reference (fp16 on "
-            "CUDA); onnx/onnx-int8 need the 'onnx' extra, openvino the 'openvino' extra; auto picks the "
-            "fastest installed one for the device. Recorded in the cache key, the index _meta and the manifest."
+            f"What computes the vectors: {', '.join(backend_names())}, optionally /PRECISION "
+            "(openvino/fp32). torch is the fp32 reference (fp16 on CUDA); onnx/onnx-int8 need the 'onnx' "
+            "extra, openvino the 'openvino' extra; auto (the default) takes the fastest numerics this machine "
+            "runs within 0.002 sample nDCG@10 of torch fp32, checked once per machine. Recorded in the cache "
+            "key, the index name and _meta, and the manifest."
         ),
     ),
 ]

@@ -26,7 +26,7 @@ from indexer import (
     DEFAULT_EMBED_BACKEND,
     ConfigError,
     UserMapping,
-    backend_names,
+    check_backend_name,
     load_user_mapping,
 )
 
@@ -105,7 +105,7 @@ class RunConfig:
         _choice("--bm25", self.bm25, BM25_FIELDS)
         _choice("--lexical-field", self.lexical_field, LEXICAL_FIELDS)
         _choice("--test", self.test, STAT_TESTS)
-        _choice("--embed-backend", self.embed_backend, backend_names())
+        check_backend_name(self.embed_backend)
         if self.analysis is not None:
             _choice("--analysis", self.analysis, ANALYSIS_CHAINS)
         if not self.datasets:
