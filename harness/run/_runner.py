@@ -50,7 +50,10 @@ def embedder_for(
     cache = EmbeddingCache()
     endpoint = endpoint_for([model], config.base_url, config.api_key_env)
     return CachedEmbedder(
-        build_encoder(spec, endpoint=endpoint, cache=cache, backend=config.embed_backend), cache
+        build_encoder(
+            spec, endpoint=endpoint, cache=cache, backend=config.embed_backend, progress=config.progress
+        ),
+        cache,
     )
 
 

@@ -30,7 +30,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib import metadata, resources
@@ -42,6 +42,7 @@ import numpy as np
 
 from indexer._exceptions import ConfigError, EmbeddingError
 from indexer._paths import default_cache_dir
+from indexer._progress import progress as show_progress
 from indexer.embed._backend import get_backend
 from indexer.embed._models import REFERENCE_BACKEND, REFERENCE_PRECISION, ModelSpec
 from indexer.embed._threads import usable_cores
@@ -132,10 +133,12 @@ def _cpu_name(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     return sys.platform
 
 
-def allowed_by_rule(model_id: str, numerics: str, precision: str) -> str | None:
+def allowed_by_rule(
+    model_id: str, numerics: str, precision: str, measured_ndcg: Mapping[str, float] = SAMPLE_NDCG
+) -> str | None:
     """None when the numerics rule lets ``numerics`` stand in for torch fp32 for ``model_id``; else why not."""
-    reference = SAMPLE_NDCG[f"{REFERENCE_BACKEND}/{REFERENCE_PRECISION}"]
-    measured = SAMPLE_NDCG.get(numerics) if model_id == MEASURED_MODEL else None
+    reference = measured_ndcg[f"{REFERENCE_BACKEND}/{REFERENCE_PRECISION}"]
+    measured = measured_ndcg.get(numerics) if model_id == MEASURED_MODEL else None
     if measured is not None:
         delta = measured - reference
         if abs(delta) <= NDCG_TOLERANCE:
@@ -273,24 +276,30 @@ def _try(candidate: Candidate, make: EmbedFactory, reference: Embed, texts: Sequ
     return verdict(candidate.numerics, candidate.precision, cosine, speedup)
 
 
-def decide(spec: ModelSpec, make: EmbedFactory, flags: frozenset[str], machine: str) -> AutoChoice:
+def decide(
+    spec: ModelSpec, make: EmbedFactory, flags: frozenset[str], machine: str, *, progress: bool = False
+) -> AutoChoice:
     """Run the candidates' checks in order; the first that passes wins, else torch fp32."""
     trials: list[Trial] = []
     reference: Embed | None = None
     texts = probe_texts()
-    for candidate, why in plan_candidates(spec.model_id, flags):
-        if why:
-            trials.append(Trial(candidate.numerics, why))
-            continue
-        reference = reference or make(REFERENCE_BACKEND, REFERENCE_PRECISION)
-        trial = _try(candidate, make, reference, texts)
-        trials.append(trial)
-        if trial.verdict == "passed":
-            reason = (
-                f"{candidate.numerics} passed the check (min cosine {trial.min_cosine:.5f} with torch fp32, "
-                f"{trial.speedup:.2f}x its speed on {len(texts)} sample abstracts)"
-            )
-            return _choice(candidate.backend, candidate.precision, reason, trials, machine)
+    planned = plan_candidates(spec.model_id, flags)
+    what = "choosing the embedding numerics for this machine (once)"
+    with show_progress(what, sum(1 for _, why in planned if not why), unit="checks", enabled=progress) as bar:
+        for candidate, why in planned:
+            if why:
+                trials.append(Trial(candidate.numerics, why))
+                continue
+            reference = reference or make(REFERENCE_BACKEND, REFERENCE_PRECISION)
+            trial = _try(candidate, make, reference, texts)
+            trials.append(trial)
+            bar.advance(1)
+            if trial.verdict == "passed":
+                reason = (
+                    f"{candidate.numerics} passed the check (min cosine {trial.min_cosine:.5f} with torch "
+                    f"fp32, {trial.speedup:.2f}x its speed on {len(texts)} sample abstracts)"
+                )
+                return _choice(candidate.backend, candidate.precision, reason, trials, machine)
     reason = "no faster numerics passed here: " + "; ".join(f"{t.numerics}: {t.verdict}" for t in trials)
     return _choice(REFERENCE_BACKEND, REFERENCE_PRECISION, reason, trials, machine)
 
@@ -301,7 +310,7 @@ def _choice(backend: str, precision: str, reason: str, trials: list[Trial], mach
 
 
 def choose_numerics(
-    spec: ModelSpec, device: str, make: EmbedFactory, *, path: Path | None = None
+    spec: ModelSpec, device: str, make: EmbedFactory, *, path: Path | None = None, progress: bool = False
 ) -> AutoChoice:
     """The numerics ``auto`` uses for ``spec`` on ``device``: on a GPU torch at its own precision; on a CPU
     the record of this machine and model, or a fresh decision (:func:`decide`), saved for next time."""
@@ -315,7 +324,7 @@ def choose_numerics(
     found = load_choice(key, path)
     if found is not None:
         return found
-    choice = decide(spec, make, flags, machine)
+    choice = decide(spec, make, flags, machine, progress=progress)
     with contextlib.suppress(OSError):  # a read-only cache: decide again next time
         save_choice(key, choice, path)
     return choice

@@ -80,6 +80,7 @@ class Encoder:
         backend: str | None = "torch",
         models_dir: Path | None = None,
         threads: int | None = None,
+        progress: bool = False,
     ) -> None:
         if batch_size is not None and batch_size <= 0:
             raise EmbeddingError(f"batch size must be positive, found {batch_size}")
@@ -89,6 +90,7 @@ class Encoder:
         self._backend: EmbeddingBackend | None = None if name == AUTO else resolve_backend(name)
         self.choice: AutoChoice | None = None  # what auto decided (None: a named backend)
         self.threads = threads
+        self.progress = progress  # show auto's check while it runs (once per machine)
         self.base_spec = spec
         self.requested_device = device
         self.requested_batch_size = batch_size
@@ -110,7 +112,9 @@ class Encoder:
         check, which loads models but never this encoder's)."""
         if self._backend is None:
             device = _auto_device(self.requested_device)
-            self.choice = choose_numerics(self.base_spec, device, self._checker(device))
+            self.choice = choose_numerics(
+                self.base_spec, device, self._checker(device), progress=self.progress
+            )
             self._backend, self._precision = get_backend(self.choice.backend), self.choice.precision
             self._device = device
         return self._backend
