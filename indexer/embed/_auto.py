@@ -16,8 +16,9 @@ Decided where it runs, once per machine and model, and cached:
 
 On a GPU (cuda, mps) auto is torch at its own precision (fp16 on CUDA), as before auto existed.
 The decision is kept in ``<cache>/embed-auto.json`` under a key of the CPU (model name, flags, usable
-cores), the runtime versions, the model (id, revision, pooling) and :data:`RULE_VERSION`, so the check
-is paid once; it travels with the model spec into the index ``_meta`` and the run manifest.
+cores), the runtime versions, the model (id, revision, pooling) and the rule (its constants below and
+:data:`RULE_VERSION`), so the check is paid once; it travels with the model spec (``chosen_by``) into
+the index ``_meta`` and the run manifest.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ from indexer.embed._backend import get_backend
 from indexer.embed._models import REFERENCE_BACKEND, REFERENCE_PRECISION, ModelSpec
 from indexer.embed._threads import usable_cores
 
-#: bump when the candidates, the rule or the check change: every machine decides again
+#: bump when the check changes in a way its constants below do not show (they are in the record's key too):
+#: every machine decides again
 RULE_VERSION = 1
 #: how far the sample's vector nDCG@10 may move from torch fp32 for a lower precision to be chosen
 NDCG_TOLERANCE = 0.002
@@ -58,6 +60,9 @@ MEASURED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 #: docs/embedding-numerics.md)
 SAMPLE_NDCG: dict[str, float] = {
     "torch/fp32": 0.6451,
+    "onnx/fp32": 0.6451,
+    "onnx-int8/int8": 0.6493,
+    "openvino/bf16": 0.6455,
 }
 #: the least cosine with torch fp32 every probe vector must reach, by precision
 COSINE_FLOOR: dict[str, float] = {"fp32": 0.9999, "bf16": 0.995, "fp16": 0.999, "int8": 0.98}
@@ -215,12 +220,25 @@ def machine_key(spec: ModelSpec, flags: frozenset[str]) -> tuple[str, str]:
     wanted = sorted({f for c in CPU_CANDIDATES for f in c.needs} & flags)
     machine = f"{_cpu_name()}, {usable_cores()} cores, {' '.join(wanted) or 'no listed flags'}"
     parts = {
-        "rule": RULE_VERSION,
+        "rule": _rule(),
         "machine": machine,
         "versions": versions,
         "model": spec.identity(),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16], machine
+
+
+def _rule() -> dict[str, Any]:
+    """Everything the decision follows from besides the machine and the model: a change decides again."""
+    return {
+        "version": RULE_VERSION,
+        "candidates": [asdict(c) for c in CPU_CANDIDATES],
+        "sample_ndcg": SAMPLE_NDCG,
+        "tolerance": NDCG_TOLERANCE,
+        "floors": COSINE_FLOOR,
+        "min_speedup": MIN_SPEEDUP,
+        "probe_texts": PROBE_TEXTS,
+    }
 
 
 def auto_file() -> Path:
@@ -284,8 +302,9 @@ def decide(
     reference: Embed | None = None
     texts = probe_texts()
     planned = plan_candidates(spec.model_id, flags)
-    what = "choosing the embedding numerics for this machine (once)"
-    with show_progress(what, sum(1 for _, why in planned if not why), unit="checks", enabled=progress) as bar:
+    checks = sum(1 for _, why in planned if not why)
+    what = f"choosing the embedding numerics for this machine (once; the first of {checks} that passes)"
+    with show_progress(what, unit="candidates checked", enabled=progress) as bar:
         for candidate, why in planned:
             if why:
                 trials.append(Trial(candidate.numerics, why))
