@@ -420,7 +420,10 @@ def _plan_layout(
     if user is None:
         analysis = choose_analysis(caps, options.analysis)
         name = index_name(dataset.name, dataset.fingerprint.corpus, analysis, numerics)
-        return _Layout(name, alias_for(dataset.name), analysis, [e.spec.field_name for e in embedders])
+        alias = alias_for(dataset.name)
+        if not embedders:
+            name = _text_only(backend, alias, name)
+        return _Layout(name, alias, analysis, [e.spec.field_name for e in embedders])
     if len(embedders) > 1:
         raise ConfigError(
             f"--mapping {user.source} holds one model's vectors (its vector field), found "
@@ -430,7 +433,20 @@ def _plan_layout(
     for emb, f in zip(embedders, fields, strict=True):
         check_vector_field(backend, user, f, emb.spec.dims or emb.encoder.dims, emb.spec.model_id)
     name = user.index_name(dataset.name, dataset.fingerprint.corpus) + numerics_suffix(numerics)
-    return _Layout(name, user.alias(dataset.name), user.label, fields, user)
+    alias = user.alias(dataset.name)
+    return _Layout(
+        _text_only(backend, alias, name) if not embedders else name, alias, user.label, fields, user
+    )
+
+
+def _text_only(backend: Backend, alias: str, name: str) -> str:
+    """Where a build without vectors (a lexical run) goes: the reference-named index ``name`` when it exists,
+    else the one the alias publishes when it is ``name`` with other numerics' vectors (same corpus, same
+    text side), so a lexical run after a vector run of other numerics does not build the text side again."""
+    if backend.index_exists(name):
+        return name
+    published = backend.alias_targets(alias)
+    return next((t for t in published if t.startswith(f"{name}-")), name)
 
 
 def build_index(

@@ -198,6 +198,11 @@ def test_vectors_of_other_numerics_get_an_index_of_their_own(
         MappingConflictError, match=r"built before they had\); use --embed-backend onnx-int8/int8"
     ):
         build_index(backend, small, [minilm(cache)], OPTS)
+    # without the reference's index, a lexical build takes the published one of other numerics (same text)
+    backend.delete_index(reference.index)
+    assert build_index(backend, small, [int8], OPTS).index == other.index  # publishes it again
+    lexical = build_index(backend, small, [], OPTS)
+    assert lexical.index == other.index and not lexical.created and lexical.skipped == n
     cache.close()
     drop_indices(backend, f"{alias_for(small.name)}*")
 
