@@ -1,13 +1,15 @@
 """How many intra-op threads the embedding model runs on, beside a local engine.
 
-Embedding and the engine's indexing share the machine's cores while a corpus is
-loaded (the bulk senders run while the next window is embedded). On one or two
-cores the model takes them all: the engine needs a core only in bursts (a bulk
-request every window), the model's idle threads sleep rather than spin (ONNX
-Runtime's spinning is turned off; OpenVINO's and torch's pools yield), and one
-thread would halve the embedding rate for all of the load to gain a little in
-the bursts (``bench/embedding.py --only build`` measures both on this machine).
-On more cores one is left to the engine.
+While a corpus is loaded, embedding and the engine's indexing share the machine's
+cores: the bulk senders run while the next window is embedded. The model leaves
+one core to the engine and takes the rest (one thread on a 2-core machine). On
+our 2-core machines the second thread bought nothing even without an engine
+(in-process, alternating: ONNX Runtime fp32 1.09x, torch 0.95x, OpenVINO bf16
+0.80x of one thread's speed), and beside the engine one thread built an index
+faster than two (``bench/embedding.py --only build``; docs/embedding-numerics.md).
+Thread counts do not change the vectors (checked for all three runtimes). ONNX
+Runtime's idle threads sleep rather than spin, so the engine gets the cores
+between batches.
 """
 
 from __future__ import annotations
@@ -26,4 +28,4 @@ def usable_cores() -> int:
 def embed_threads(cores: int | None = None) -> int:
     """Intra-op threads for the embedding model on ``cores`` usable cores (None: this process's)."""
     cores = usable_cores() if cores is None else cores
-    return cores if cores <= 2 else cores - 1
+    return max(1, cores - 1)

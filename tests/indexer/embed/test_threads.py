@@ -7,8 +7,8 @@ import os
 from indexer.embed import embed_threads, usable_cores
 
 
-def test_small_machines_give_the_model_every_core_larger_ones_leave_one_to_the_engine() -> None:
-    assert [embed_threads(n) for n in (1, 2, 3, 4, 16)] == [1, 2, 2, 3, 15]
+def test_the_model_leaves_one_core_to_the_engine() -> None:
+    assert [embed_threads(n) for n in (1, 2, 3, 4, 16)] == [1, 1, 2, 3, 15]
 
 
 def test_the_default_counts_the_cores_this_process_may_use() -> None:
