@@ -2,14 +2,21 @@
 
     python bench/embedding.py                      # (e) backends: docs/s, ratio to torch fp32, peak RSS, cosine
     python bench/embedding.py --only ndcg          # (f) vector-arm nDCG@10 on SciFact test per backend
+    python bench/embedding.py --only auto          # (g) what --embed-backend auto decides here, and why
+    python bench/embedding.py --only build         # (h) the build path: embedding beside bulk loading, threads
     python bench/embedding.py --only cache,batching [--docs 1000] [--cache-docs N] [--batch-size 32]
+    python bench/embedding.py --backends onnx,openvino/fp32   # NAME[/PRECISION], as --embed-backend takes
 
 (b) the embedding cache, cold against warm; (d) length-sorted against unsorted
 batches (issue 4); (e) every embedding backend against torch fp32 on the same
 documents, each measured in its own process (so peak RSS is its own), in
 alternating order, with the headline ratio the median of paired per-repeat
 ratios; (f) the vector arm of ``harness run vector`` on the SciFact sample per
-backend (issue 17).
+backend (issue 17); (g) the decision ``--embed-backend auto`` makes on this machine,
+made afresh (not read from the machine's record), with every candidate's check; (h)
+``build_index`` on a managed engine with cold embeddings: its wall time against
+embedding alone plus loading alone (how much of the loading the embedding hides),
+at one thread and at the default (issue 21).
 
 Importable: ``bench_cache``, ``bench_batching``, ``bench_backends`` and
 ``bench_ndcg`` return dicts of the figures (``bench/index.py`` prints b and d
@@ -20,6 +27,7 @@ so no throughput figure includes it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -36,6 +44,7 @@ from _common import Row, median, print_summary
 
 from indexer import progress as show_progress
 from indexer.embed import (
+    NDCG_TOLERANCE,
     CachedEmbedder,
     EmbeddingCache,
     Encoder,
@@ -63,7 +72,10 @@ def load_docs(n: int, corpus: Path = SCIFACT_CORPUS) -> list[tuple[str, str]]:
 BACKENDS = ("torch", "onnx", "onnx-int8", "openvino")
 INT8_TARGET = 2.5  # onnx-int8 docs/s over torch fp32
 COSINE_TARGET = 0.99
-NDCG_TOLERANCE = 0.005
+
+
+def _file_name(backend: str) -> str:
+    return backend.replace("/", "-")
 
 
 def _loaded_encoder(spec: ModelSpec, device: str | None, batch_size: int) -> Encoder:
@@ -345,7 +357,7 @@ def bench_backends(
         with tempfile.TemporaryDirectory(prefix="bench-backends-") as folder:
             summaries, vectors = {}, {}
             for backend, worker in workers.items():
-                out = Path(folder) / f"{backend}.npy"
+                out = Path(folder) / f"{_file_name(backend)}.npy"
                 summaries[backend] = worker.ask(f"done {out}")
                 vectors[backend] = np.load(out)
     finally:
@@ -397,14 +409,14 @@ def print_backends(r: dict[str, Any]) -> None:
         "one process per backend"
     )
     header = (
-        f"    {'backend':<10} {'prec':<5} {'docs/s (median, min-max)':<26} {'vs torch':>8}  "
+        f"    {'backend':<14} {'prec':<5} {'docs/s (median, min-max)':<26} {'vs torch':>8}  "
         f"{'paired ratios':<20} {'peak RSS':>9} {'mean cos':>9} {'min cos':>8} {'GFLOP/s':>8} {'tokenizer':>9}"
     )
     print(header)
     for name, b in r["backends"].items():
         rates = b["docs_per_s"]
         print(
-            f"    {name:<10} {b['precision']:<5} {f'{median(rates):.1f} ({min(rates):.1f}-{max(rates):.1f})':<26} "
+            f"    {name:<14} {b['precision']:<5} {f'{median(rates):.1f} ({min(rates):.1f}-{max(rates):.1f})':<26} "
             f"{b['ratio']:7.2f}x  {' '.join(f'{x:.2f}' for x in b['paired_ratios']):<20} "
             f"{median(b['peak_rss_mib']):6.0f} MiB {b['mean_cosine']:9.5f} {b['min_cosine']:8.5f} "
             f"{b['gflop_per_s']:8.1f} {b['tokenizer_share']:8.1%}"
@@ -433,12 +445,17 @@ def _exact_ndcg(embedder: CachedEmbedder, dataset: Any, depth: int = 100) -> flo
     return float(evaluate(dataset.qrels, run, ("ndcg@10",)).mean("ndcg@10"))
 
 
-def _scifact_copy(folder: Path) -> Path:
-    """The SciFact files under another folder name: a dataset (and so an index) of its own."""
+def _scifact_copy(folder: Path, docs: int | None = None) -> Path:
+    """The SciFact files under another folder name: a dataset (and so an index) of its own; with ``docs``,
+    only the first ``docs`` documents."""
     source = SCIFACT_CORPUS.parent
     (folder / "qrels").mkdir(parents=True)
     for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv"):
-        (folder / name).symlink_to(source / name)
+        if name == "corpus.jsonl" and docs is not None:
+            with (source / name).open(encoding="utf-8") as handle:
+                (folder / name).write_text("".join(islice(handle, docs)), encoding="utf-8")
+        else:
+            (folder / name).symlink_to(source / name)
     return folder
 
 
@@ -463,13 +480,13 @@ def bench_ndcg(backends: tuple[str, ...] = BACKENDS, *, progress: bool = True) -
         )
         print(f"engine: {es.description}", file=sys.stderr)
         for backend in backends:
-            data = _scifact_copy(Path(folder) / f"scifact-{backend}")
+            data = _scifact_copy(Path(folder) / f"scifact-{_file_name(backend)}")
             config = experiment(
                 values={
                     "mode": "vector",
                     "data.datasets": [str(data)],
                     "embedding.backend": backend,
-                    "output.dir": str(Path(folder) / "runs" / backend),
+                    "output.dir": str(Path(folder) / "runs" / _file_name(backend)),
                     "output.records": ["jsonl"],
                     "output.quiet": not progress,
                 }
@@ -479,6 +496,7 @@ def bench_ndcg(backends: tuple[str, ...] = BACKENDS, *, progress: bool = True) -
             arm = result.arms["vector"]
             embedder = CachedEmbedder(Encoder(resolve_model("minilm"), backend=backend), EmbeddingCache())
             rows[backend] = {
+                "numerics": embedder.spec.numerics,
                 "precision": embedder.spec.precision,
                 "ndcg@10": arm.metrics["ndcg@10"],
                 "recall@100": arm.metrics["recall@100"],
@@ -490,20 +508,145 @@ def bench_ndcg(backends: tuple[str, ...] = BACKENDS, *, progress: bool = True) -
     for row in rows.values():
         row["delta"] = row["ndcg@10"] - rows["torch"]["ndcg@10"]
         row["exact_delta"] = row["exact_ndcg@10"] - rows["torch"]["exact_ndcg@10"]
-    return {"figure": "f", "backends": rows}
+        row["within_tolerance"] = abs(row["delta"]) <= NDCG_TOLERANCE
+    return {"figure": "f", "backends": rows, "tolerance": NDCG_TOLERANCE}
 
 
 def print_ndcg(r: dict[str, Any]) -> None:
-    print("(f) vector arm, SciFact test (300 queries, 5,183 docs), one index per backend on the same engine")
     print(
-        f"    {'backend':<10} {'prec':<5} {'nDCG@10 [95% CI]':<26} {'Δ torch':>8} {'R@100':>7} "
+        "(f) vector arm, SciFact test (300 queries, 5,183 docs), one index per backend on the same engine; "
+        f"auto may choose numerics within {r['tolerance']} of torch fp32 (indexer.embed.SAMPLE_NDCG)"
+    )
+    print(
+        f"    {'backend':<14} {'prec':<5} {'nDCG@10 [95% CI]':<26} {'Δ torch':>8} {'R@100':>7} "
         f"{'exact nDCG@10':>13} {'Δ torch':>8} {'doc embed s':>12}"
     )
     for name, b in r["backends"].items():
         ci = f"{b['ndcg@10']:.4f} [{b['ci95'][0]:.3f},{b['ci95'][1]:.3f}]"
         print(
-            f"    {name:<10} {b['precision']:<5} {ci:<26} {b['delta']:+8.4f} {b['recall@100']:7.4f} "
+            f"    {name:<14} {b['precision']:<5} {ci:<26} {b['delta']:+8.4f} {b['recall@100']:7.4f} "
             f"{b['exact_ndcg@10']:13.4f} {b['exact_delta']:+8.4f} {b['embed_s']:12.1f}"
+        )
+
+
+# ------------------------------------------------------------------- (g) auto
+
+
+def bench_auto(model: str = "minilm") -> dict[str, Any]:
+    """Figure (g): the decision ``--embed-backend auto`` makes here, made afresh into a scratch record
+    (the machine's own record is neither read nor changed), with each candidate's check."""
+    from indexer.embed import CPU_CANDIDATES, SAMPLE_NDCG, choose_numerics, cpu_flags
+
+    spec = resolve_model(model)
+    encoder = Encoder(spec, device="cpu", backend="auto")
+    with tempfile.TemporaryDirectory(prefix="bench-auto-") as folder:
+        started = time.perf_counter()
+        choice = choose_numerics(spec, "cpu", encoder._checker("cpu"), path=Path(folder) / "auto.json")
+        seconds = time.perf_counter() - started
+    flags = sorted({f for c in CPU_CANDIDATES for f in c.needs} & cpu_flags())
+    return {
+        "figure": "g",
+        "model": spec.model_id,
+        "flags": flags,
+        "numerics": choice.numerics,
+        "reason": choice.reason,
+        "trials": [dataclasses.asdict(t) for t in choice.trials],
+        "sample_ndcg": dict(SAMPLE_NDCG),
+        "seconds": seconds,
+    }
+
+
+def print_auto(r: dict[str, Any]) -> None:
+    print(
+        f"(g) --embed-backend auto on this machine ({', '.join(r['flags']) or 'no listed CPU flags'}), {r['model']}"
+    )
+    print(f"    {'candidate':<16} {'sample nDCG@10':>14} {'min cos':>8} {'vs torch':>8}  verdict")
+    for t in r["trials"]:
+        ndcg = r["sample_ndcg"].get(t["numerics"])
+        cos = f"{t['min_cosine']:.5f}" if t["min_cosine"] is not None else "-"
+        speed = f"{t['speedup']:.2f}x" if t["speedup"] is not None else "-"
+        print(
+            f"    {t['numerics']:<16} {f'{ndcg:.4f}' if ndcg else '-':>14} {cos:>8} {speed:>8}  {t['verdict']}"
+        )
+    print(f"    chosen: {r['numerics']} (decided in {r['seconds']:.1f} s, once per machine): {r['reason']}")
+
+
+# ------------------------------------------------------------------ (h) build
+
+
+#: documents per build step in (h): a quarter of build_index's default, so 1,000 documents are 4 steps, as
+#: the sample's 5,183 are 6 at the default (only the last step's loading cannot be hidden)
+BUILD_WINDOW = 256
+
+
+def _build_once(es: Any, data: Path, backend: str, threads: int | None, cache_dir: Path) -> dict[str, float]:
+    """One cold ``build_index`` (fresh index, empty embedding cache) and its phases."""
+    from indexer import load_dataset
+    from indexer._build import IndexOptions, build_index
+
+    dataset = load_dataset(str(data))
+    for name in es.backend.list_indices(f"r2med-{dataset.name}*"):
+        es.backend.delete_index(name.name)
+    spec = resolve_model("minilm")
+    encoder = Encoder(spec, device="cpu", backend=backend, threads=threads)
+    encoder.load()  # model load and export outside every clock
+    encoder.encode(["warm-up"])
+    with EmbeddingCache(cache_dir) as cache:
+        started = time.perf_counter()
+        options = IndexOptions(progress=False, window=BUILD_WINDOW)
+        summary = build_index(es.backend, dataset, [CachedEmbedder(encoder, cache)], options)
+        wall = time.perf_counter() - started
+    return {"wall_s": wall, "embed_s": summary.embed_seconds}
+
+
+def bench_build(
+    docs: int = 1000, *, backend: str = "auto", repeats: int = 1, progress: bool = False
+) -> dict[str, Any]:
+    """Figure (h): ``build_index`` of ``docs`` SciFact documents from cold embeddings, at 1 and 2 threads
+    and the default (:func:`indexer.embed.embed_threads`); beside it the same build from a warm cache (loading
+    alone). Hidden share: how much of the loading went on while embedding, 1 - (wall - embed) / load
+    (negative: embedding and the engine slowed each other more than the overlap gained)."""
+    from _common import engine
+
+    from indexer.embed import embed_threads
+
+    counts = sorted({1, 2, embed_threads()})
+    threads = {f"{n} thread{'s' * (n > 1)}{' (default)' * (n == embed_threads())}": n for n in counts}
+    rows: dict[str, list[dict[str, float]]] = {k: [] for k in threads}
+    load_s: list[float] = []
+    with engine() as es, tempfile.TemporaryDirectory(prefix="bench-build-") as folder:
+        data = _scifact_copy(Path(folder) / "build-bench", docs=docs)
+        print(f"engine: {es.description}", file=sys.stderr)
+        for r in range(repeats):
+            for label, n in list(threads.items())[:: -1 if r % 2 else 1]:  # alternating which goes first
+                rows[label].append(_build_once(es, data, backend, n, Path(folder) / f"cache-{r}-{n}"))
+            # loading alone: the default's build again, from the cache it filled
+            warm = _build_once(es, data, backend, None, Path(folder) / f"cache-{r}-{embed_threads()}")
+            load_s.append(warm["wall_s"] - warm["embed_s"])
+    load = statistics.median(load_s)
+    summary: dict[str, dict[str, float]] = {}
+    for label, runs in rows.items():
+        wall = statistics.median(x["wall_s"] for x in runs)
+        embed = statistics.median(x["embed_s"] for x in runs)
+        summary[label] = {
+            "wall_s": wall,
+            "embed_s": embed,
+            "hidden": 1 - (wall - embed) / load if load else 0.0,
+        }
+    numerics = Encoder(resolve_model("minilm"), device="cpu", backend=backend).spec.numerics
+    return {"figure": "h", "docs": docs, "numerics": numerics, "load_s": load, "rows": summary}
+
+
+def print_build(r: dict[str, Any]) -> None:
+    print(
+        f"(h) build path: build_index of {r['docs']:,} SciFact docs in steps of {BUILD_WINDOW}, cold embeddings "
+        f"({r['numerics']}), loading alone (warm cache) {r['load_s']:.1f} s"
+    )
+    print(f"    {'threads':<14} {'wall s':>8} {'embed s':>8} {'docs/s':>8} {'loading hidden':>15}")
+    for label, row in r["rows"].items():
+        print(
+            f"    {label:<14} {row['wall_s']:8.1f} {row['embed_s']:8.1f} {r['docs'] / row['wall_s']:8.1f} "
+            f"{row['hidden']:14.0%}"
         )
 
 
@@ -537,7 +680,7 @@ def print_batching(r: dict[str, Any]) -> None:
     )
 
 
-FIGURES = ("backends", "ndcg", "cache", "batching")
+FIGURES = ("backends", "ndcg", "auto", "build", "cache", "batching")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -558,6 +701,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only", default="backends", help=f"comma-separated figures among {', '.join(FIGURES)}"
     )
+    parser.add_argument("--build-docs", type=int, default=1000, help="SciFact documents for (h)")
+    parser.add_argument("--build-backend", default="auto", help="--embed-backend for (h)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--serve", default=None, help=argparse.SUPPRESS)  # an (e) measurement process
@@ -590,6 +735,12 @@ def main(argv: list[str] | None = None) -> int:
         results.append(bench_ndcg(backends, progress=progress))
         print_ndcg(results[-1])
         rows += _ndcg_rows(results[-1])
+    if "auto" in figures:
+        results.append(bench_auto(args.model))
+        print_auto(results[-1])
+    if "build" in figures:
+        results.append(bench_build(args.build_docs, backend=args.build_backend, repeats=args.repeats))
+        print_build(results[-1])
     if "cache" in figures:
         results.append(bench_cache(args.cache_docs or args.docs, progress=progress, **common))
         print_cache(results[-1])

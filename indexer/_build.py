@@ -19,6 +19,7 @@ from typing import Any
 
 from rich.console import Console
 
+from indexer._ahead import ahead
 from indexer._bulk import BulkLoader, BulkStats
 from indexer._exceptions import ConfigError, MappingConflictError, VerificationError
 from indexer._layout import (
@@ -30,6 +31,7 @@ from indexer._layout import (
     choose_analysis,
     index_name,
     mapping_hash,
+    numerics_suffix,
     text_side,
     vector_options_record,
     vector_spec,
@@ -244,8 +246,9 @@ def _check_same_model(index: str, spec: Any, known: dict[str, Any] | None) -> No
     if known and numerics != spec.numerics:
         raise MappingConflictError(
             f"index {index} field {spec.field_name} holds vectors computed with {numerics}, not "
-            f"{spec.numerics}: vectors from different numerics must not mix; use --embed-backend "
-            f"{numerics.split('/', 1)[0]}, or delete the index (`harness indices delete`) to rebuild it"
+            f"{spec.numerics}: vectors from different numerics must not mix (indices of other numerics than "
+            f"torch/fp32 have names of their own; this one was built before they had); use --embed-backend "
+            f"{numerics}, or delete the index (`harness indices delete`) to rebuild it"
         )
     if known and (known.get("model_id"), known.get("revision")) != (spec.model_id, spec.revision):
         raise MappingConflictError(
@@ -330,19 +333,19 @@ def _add_vector_fields(
         backend.put_mapping(layout.name, properties=new_fields)
     for emb, field_name in zip(embedders, layout.fields, strict=True):
         spec = emb.spec
-        meta["models"].setdefault(
-            field_name,
-            {
-                "model_id": spec.model_id,
-                "revision": spec.revision,
-                "dims": dims[field_name],
-                "document_prompt": spec.document_prompt,
-                "query_prompt": spec.query_prompt,
-                "backend": spec.backend,
-                "precision": spec.precision,
-                "index_options": vector_options_record(options.vector),
-            },
-        )
+        record = {
+            "model_id": spec.model_id,
+            "revision": spec.revision,
+            "dims": dims[field_name],
+            "document_prompt": spec.document_prompt,
+            "query_prompt": spec.query_prompt,
+            "backend": spec.backend,
+            "precision": spec.precision,
+            "index_options": vector_options_record(options.vector),
+        }
+        if spec.chosen_by:
+            record["chosen_by"] = spec.chosen_by
+        meta["models"].setdefault(field_name, record)
 
 
 def _finish(
@@ -418,10 +421,15 @@ def _plan_layout(
     """The index the dataset goes to; with a user mapping, its vector field checked against the
     engine's dialect and the model (a ConfigError naming the JSON path; nothing is created)."""
     user = options.mapping
+    # vectors of other numerics than the reference get an index of their own, beside the reference's
+    numerics = [e.spec.numerics for e in embedders if not e.spec.is_reference_numerics]
     if user is None:
         analysis = choose_analysis(caps, options.analysis)
-        name = index_name(dataset.name, dataset.fingerprint.corpus, analysis)
-        return _Layout(name, alias_for(dataset.name), analysis, [e.spec.field_name for e in embedders])
+        name = index_name(dataset.name, dataset.fingerprint.corpus, analysis, numerics)
+        alias = alias_for(dataset.name)
+        if not embedders:
+            name = _text_only(backend, alias, name)
+        return _Layout(name, alias, analysis, [e.spec.field_name for e in embedders])
     if len(embedders) > 1:
         raise ConfigError(
             f"--mapping {user.source} holds one model's vectors (its vector field), found "
@@ -430,8 +438,21 @@ def _plan_layout(
     fields = [user.vector_field(e.spec.field_name) for e in embedders]
     for emb, f in zip(embedders, fields, strict=True):
         check_vector_field(backend, user, f, emb.spec.dims or emb.encoder.dims, emb.spec.model_id)
-    name = user.index_name(dataset.name, dataset.fingerprint.corpus)
-    return _Layout(name, user.alias(dataset.name), user.label, fields, user)
+    name = user.index_name(dataset.name, dataset.fingerprint.corpus) + numerics_suffix(numerics)
+    alias = user.alias(dataset.name)
+    return _Layout(
+        _text_only(backend, alias, name) if not embedders else name, alias, user.label, fields, user
+    )
+
+
+def _text_only(backend: Backend, alias: str, name: str) -> str:
+    """Where a build without vectors (a lexical run) goes: the reference-named index ``name`` when it exists,
+    else the one the alias publishes when it is ``name`` with other numerics' vectors (same corpus, same
+    text side), so a lexical run after a vector run of other numerics does not build the text side again."""
+    if backend.index_exists(name):
+        return name
+    published = backend.alias_targets(alias)
+    return next((t for t in published if t.startswith(f"{name}-")), name)
 
 
 def build_index(
@@ -536,9 +557,12 @@ def _load(
             max_retries=options.max_retries,
             on_success=bar.advance,
         )
-        with _sending(loader, bar):
-            for window in _window(dataset.iter_corpus(), options.window):
-                vectors = _embed_window(window, embedders, layout.fields, present, options.batch_size, bar)
+        embedded_windows = (
+            (window, _embed_window(window, embedders, layout.fields, present, options.batch_size, bar))
+            for window in _window(dataset.iter_corpus(), options.window)
+        )
+        with _sending(loader, bar):  # the next window is embedded (on its own thread) while this one is sent
+            for window, vectors in ahead(embedded_windows, name="embed-ahead"):
                 with bar.busy(BULK):  # blocks while the senders are behind (the queue is bounded)
                     _send_window(loader, layout, window, present, vectors, summary, bar)
         loader.raise_for_failures()

@@ -1,6 +1,7 @@
 """Index layout: names, mappings and settings built from the JSON resources.
 
-One physical index per (dataset, corpus fingerprint, text-side layout), found
+One physical index per (dataset, corpus fingerprint, text-side layout, and the
+numerics of its vectors when they are not the torch fp32 reference), found
 through a stable alias ``r2med-<dataset-slug>``. The text side carries both
 BM25 parameterisations (Elasticsearch's k1=1.2/b=0.75 on the field itself,
 R2MED's k1=0.9/b=0.4 on the ``.r2med`` sub-field), so choosing BM25 by name is
@@ -17,6 +18,7 @@ import copy
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -135,8 +137,19 @@ def layout_hash(analysis: str) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:8]
 
 
-def index_name(dataset_name: str, corpus_fingerprint: str, analysis: str) -> str:
-    return f"{alias_for(dataset_name)}-{corpus_fingerprint[:12]}-m{MAPPING_VERSION}-{layout_hash(analysis)}"
+def numerics_suffix(numerics: Iterable[str]) -> str:
+    """What an index name gains for vectors of numerics other than the torch fp32 reference (given as
+    ``backend/precision``; the reference is left out by the caller): ``-openvino-bf16``, or nothing."""
+    return "".join(f"-{slug(n)}" for n in sorted(set(numerics)))
+
+
+def index_name(
+    dataset_name: str, corpus_fingerprint: str, analysis: str, numerics: Iterable[str] = ()
+) -> str:
+    """The physical index: dataset, corpus, text layout, and the numerics of its vectors when they are not
+    the reference (so indices of other numerics stand beside the reference's, which keep their names)."""
+    base = f"{alias_for(dataset_name)}-{corpus_fingerprint[:12]}-m{MAPPING_VERSION}-{layout_hash(analysis)}"
+    return base + numerics_suffix(numerics)
 
 
 def vector_spec(dims: int, options: VectorOptions) -> VectorSpec:

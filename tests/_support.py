@@ -132,3 +132,24 @@ def raw_es_client(where: str | ConnectionSettings, **overrides: object) -> Any:
 
 
 raw_es_client.__test__ = False  # type: ignore[attr-defined]
+
+
+def own_cache(monkeypatch: Any, folder: Path) -> Path:
+    """Point the harness's cache folder (auto's per-machine record, the embedding cache) at ``folder`` for
+    one test, keeping this machine's ONNX exports (linked, so they are not made again)."""
+    models = default_cache_dir() / "models"
+    folder.mkdir(parents=True, exist_ok=True)
+    if models.is_dir() and not (folder / "models").exists():
+        (folder / "models").symlink_to(models)
+    monkeypatch.setenv("R2MED_HARNESS_CACHE", str(folder))
+    return folder
+
+
+def record_auto_choice(spec: Any, backend: str, precision: str) -> None:
+    """This machine's ``--embed-backend auto`` decision for ``spec``, written where auto keeps its decisions
+    (as if its check had chosen ``backend/precision``), so a test fixes what auto uses without the check."""
+    from indexer.embed import AutoChoice, cpu_flags
+    from indexer.embed._auto import auto_file, machine_key, save_choice
+
+    key, machine = machine_key(spec, cpu_flags())
+    save_choice(key, AutoChoice(backend, precision, "recorded by the test", machine=machine), auto_file())

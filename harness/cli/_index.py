@@ -152,6 +152,7 @@ def make_embedders(
     query_prompt: str | None = None,
     document_prompt: str | None = None,
     trust_remote_code: bool = False,
+    progress: bool = False,
 ) -> list[CachedEmbedder]:
     if no_vectors:
         if models:
@@ -167,7 +168,9 @@ def make_embedders(
         for n in names
     ]
     return [
-        CachedEmbedder(build_encoder(spec, endpoint=endpoint, cache=cache, backend=backend), cache)
+        CachedEmbedder(
+            build_encoder(spec, endpoint=endpoint, cache=cache, backend=backend, progress=progress), cache
+        )
         for spec in specs
     ]
 
@@ -274,6 +277,7 @@ def index(
         query_prompt=query_prompt,
         document_prompt=document_prompt,
         trust_remote_code=trust_remote_code,
+        progress=not quiet,
     )
     _index_all(conn, [s for d in dataset for s in resolve_specs(d)], embedders, options, revision)
 

@@ -168,9 +168,9 @@ TrustRemoteCodeOpt = Annotated[
     ),
 ]
 _EMBED_BACKEND = (
-    f"What computes the vectors: {', '.join(backend_names())} (default {DEFAULT_EMBED_BACKEND}). torch is the "
-    "fp32 reference (fp16 on CUDA); onnx/onnx-int8 need the 'onnx' extra, openvino the 'openvino' extra; auto "
-    "picks the fastest installed one for the device. Recorded in the cache key, the index _meta and the manifest."
+    f"What computes the vectors: {', '.join(backend_names())}, optionally /PRECISION (openvino/fp32); default "
+    f"{DEFAULT_EMBED_BACKEND}: the fastest numerics this machine runs within 0.002 sample nDCG@10 of torch fp32, "
+    "checked once per machine; torch is the fp32 reference. Recorded in the cache key, the index name and the manifest."
 )
 EmbedBackendOpt = Annotated[str | None, typer.Option("--embed-backend", help=_EMBED_BACKEND)]
 MappingOpt = Annotated[

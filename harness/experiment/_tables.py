@@ -21,7 +21,14 @@ from harness.rerank import DEFAULT_DEPTH as RERANK_DEPTH
 from harness.sinks import SINKS
 from harness.strategies import LEXICAL_FIELDS
 from harness.sweep import ParamGrid
-from indexer import ANALYSIS_CHAINS, BM25_FIELDS, DEFAULT_EMBED_BACKEND, VECTOR_INDEX_TYPES, backend_names
+from indexer import (
+    ANALYSIS_CHAINS,
+    BM25_FIELDS,
+    DEFAULT_EMBED_BACKEND,
+    VECTOR_INDEX_TYPES,
+    ConfigError,
+    check_backend_name,
+)
 
 MAX_DEPTH = 1000
 MAX_CANDIDATES = 10_000
@@ -36,6 +43,15 @@ _LOAD = LoadOptions(iterations=1)  # (iterations: so that duration keeps its "no
 
 #: a check: the value -> what was expected and found, or None when it is fine
 Check = Callable[[Any], str | None]
+
+
+def backend_check(value: Any) -> str | None:
+    """An embedding backend: ``auto``, or a registered one with an optional ``/PRECISION``."""
+    try:
+        check_backend_name(value)
+    except ConfigError as exc:
+        return str(exc)
+    return None
 
 
 def key(
@@ -134,7 +150,11 @@ class EmbeddingTable:
     """The embedding model of the vector arms, its endpoint, prompts and what computes it."""
 
     model: str = key("minilm", doc="hub id, folder, short name or openai:MODEL")
-    backend: str = key(DEFAULT_EMBED_BACKEND, choices=backend_names, doc="what computes the vectors")
+    backend: str = key(
+        DEFAULT_EMBED_BACKEND,
+        check=backend_check,
+        doc="what computes the vectors: auto, or a backend (torch, onnx, onnx-int8, openvino) with an optional /PRECISION",
+    )
     url: str | None = key(doc="OpenAI-compatible embeddings endpoint for openai:MODEL")
     key_env: str | None = key(doc="variable holding the endpoint's key")
     query_prompt: str | None = key(empty=True, doc="put before every query")

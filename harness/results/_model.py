@@ -158,6 +158,7 @@ class ModelInfo:
     pooling: str | None = None  # set when the folder named none and the harness's default applied
     similarity: str = "cosine"  # the model's declared similarity (vectors are unit length either way)
     trust_remote_code: bool = False  # the model's own Python code ran (--trust-remote-code)
+    chosen_by: str | None = None  # why these numerics, when --embed-backend auto chose them
 
     @property
     def label(self) -> str:

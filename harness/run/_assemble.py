@@ -91,6 +91,7 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
             pooling=spec.pooling,
             similarity=spec.similarity,
             trust_remote_code=spec.trust_remote_code,
+            chosen_by=spec.chosen_by or None,
         )
         if spec is not None
         else None,

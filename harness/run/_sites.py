@@ -81,7 +81,8 @@ def embedder_for(
     )
     cache = EmbeddingCache()
     endpoint = endpoint_for([model], emb.url, emb.key_env)
-    return CachedEmbedder(build_encoder(spec, endpoint=endpoint, cache=cache, backend=emb.backend), cache)
+    encoder = build_encoder(spec, endpoint=endpoint, cache=cache, backend=emb.backend, progress=exp.progress)
+    return CachedEmbedder(encoder, cache)
 
 
 def embedders(exp: Experiment, arms: Sequence[Arm]) -> dict[str, CachedEmbedder]:

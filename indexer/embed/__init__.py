@@ -11,17 +11,31 @@ streaming cached embedder the index builder uses.
     spec = resolve_model("openai:text-embedding-3-small")  # through an OpenAI-compatible endpoint
     embedder = CachedEmbedder(build_encoder(spec, endpoint=Endpoint.resolve(url)), cache)
     Encoder(spec, backend="onnx-int8")                 # another backend (see backend_names())
+    Encoder(spec, backend="auto")                      # the fastest numerics this machine runs within
+                                                       # tolerance of torch fp32 (encoder.choice: why)
 """
 
+from indexer.embed._auto import (
+    CPU_CANDIDATES,
+    NDCG_TOLERANCE,
+    SAMPLE_NDCG,
+    AutoChoice,
+    Candidate,
+    Trial,
+    choose_numerics,
+    cpu_flags,
+    reason_line,
+)
 from indexer.embed._backend import (
-    AUTO_ORDER,
     BACKENDS,
     DEFAULT_EMBED_BACKEND,
     EmbeddingBackend,
     SentenceModel,
     backend_names,
+    check_backend_name,
     get_backend,
     resolve_backend,
+    split_backend,
 )
 from indexer.embed._cache import (
     EmbeddingCache,
@@ -65,11 +79,12 @@ from indexer.embed._models import (
     field_name_for,
 )
 from indexer.embed._resolve import DEFAULT_MODEL, TRUST_FLAG, known_models, resolve_model
+from indexer.embed._threads import embed_threads, usable_cores
 
 __all__ = [
-    "AUTO_ORDER",
     "BACKENDS",
     "BGE_QUERY_PROMPT",
+    "CPU_CANDIDATES",
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_EMBED_BACKEND",
     "DEFAULT_MODEL",
@@ -78,10 +93,14 @@ __all__ = [
     "E5_QUERY_PROMPT",
     "INSTRUCT_QUERY_PROMPT",
     "KNOWN_MODELS",
+    "NDCG_TOLERANCE",
     "REFERENCE_BACKEND",
     "REFERENCE_PRECISION",
+    "SAMPLE_NDCG",
     "TRUST_FLAG",
+    "AutoChoice",
     "CachedEmbedder",
+    "Candidate",
     "EmbedStats",
     "EmbeddingBackend",
     "EmbeddingCache",
@@ -92,16 +111,21 @@ __all__ = [
     "KnownModel",
     "ModelSpec",
     "SentenceModel",
+    "Trial",
     "available_devices",
     "backend_names",
     "batch_order",
     "build_encoder",
     "bundled_model_path",
     "cache_key",
+    "check_backend_name",
     "choose_device",
+    "choose_numerics",
+    "cpu_flags",
     "default_cache_dir",
     "default_embedding_cache_dir",
     "document_text",
+    "embed_threads",
     "endpoint_for",
     "endpoint_spec",
     "field_name_for",
@@ -111,9 +135,12 @@ __all__ = [
     "is_endpoint_model",
     "known_models",
     "l2_normalize",
+    "reason_line",
     "remote_code_models",
     "resolve_backend",
     "resolve_model",
     "select_device",
     "spec_key",
+    "split_backend",
+    "usable_cores",
 ]

@@ -1,11 +1,13 @@
 """The embedding backend seam: what runs the model (torch, ONNX Runtime, OpenVINO) and at what precision.
 
 A backend turns a :class:`ModelSpec` into a loaded :class:`SentenceModel` on a
-device, and says which precision its vectors have there (torch on CUDA runs
-fp16; ONNX int8 is int8 everywhere). Backends live in a registry, one module
-each under :mod:`indexer.embed._backends`; ``auto`` picks by device from
-:data:`AUTO_ORDER` (see the README's embedding section for the measurements
-behind that order).
+device, and says which precisions its vectors can have there (torch on CUDA runs
+fp16; ONNX int8 is int8 everywhere; OpenVINO runs fp32, or bf16 where the CPU has
+native bf16 units). Backends live in a registry, one module each under
+:mod:`indexer.embed._backends`. ``--embed-backend`` names one, optionally with a
+precision (``openvino/fp32``), or ``auto`` (the default): the fastest numerics
+this machine runs within the measured tolerance of torch fp32, decided once per
+machine (:mod:`indexer.embed._auto`).
 
 A backend whose optional packages are missing fails at once with a
 :class:`ConfigError` naming the pip extra to install.
@@ -22,20 +24,13 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from indexer._exceptions import ConfigError
-from indexer.embed._device import select_device
-from indexer.embed._models import ModelSpec
+from indexer.embed._models import PRECISIONS, ModelSpec
 
 DEFAULT_BATCH_SIZE = 32
 AUTO = "auto"
-#: what `harness index` and `harness run` use without --embed-backend (see the README for why)
-DEFAULT_EMBED_BACKEND = "torch"
-#: device kind -> backends ``auto`` tries, in order; the first whose packages are installed wins
-#: (cpu order measured by bench/embedding.py, figures e and f: openvino fastest and closest to torch fp32)
-AUTO_ORDER: dict[str, tuple[str, ...]] = {
-    "cuda": ("torch",),
-    "mps": ("torch",),
-    "cpu": ("openvino", "onnx-int8", "torch"),
-}
+#: what `harness index` and `harness run` use without --embed-backend: decided where it runs
+#: (:mod:`indexer.embed._auto`; docs/embedding-numerics.md says which numerics and why)
+DEFAULT_EMBED_BACKEND = AUTO
 
 
 class SentenceModel(Protocol):
@@ -97,15 +92,32 @@ class EmbeddingBackend(ABC):
 
     @abstractmethod
     def precision(self, device: str) -> str:
-        """The precision vectors have on ``device`` (``fp32``, ``fp16``, ``bf16`` or ``int8``)."""
+        """The precision vectors have on ``device`` by default (``fp32``, ``fp16``, ``bf16`` or ``int8``)."""
+
+    def precisions(self, device: str) -> tuple[str, ...]:
+        """Every precision this backend can compute at on ``device``, its default first."""
+        return (self.precision(device),)
+
+    def check_precision(self, precision: str, device: str) -> str:
+        """``precision`` when this backend runs it on ``device``; :class:`ConfigError` otherwise."""
+        offered = self.precisions(device)
+        if precision not in offered:
+            raise ConfigError(
+                f"--embed-backend {self.name}/{precision}: {self.name} computes at {', '.join(offered)} on "
+                f"{device}, not at {precision}"
+            )
+        return precision
 
     def batch_size(self, model: SentenceModel, device: str) -> int:
         """Texts per model call when the user gave none."""
         return DEFAULT_BATCH_SIZE
 
     @abstractmethod
-    def load(self, spec: ModelSpec, device: str, models_dir: Path | None) -> SentenceModel:
-        """Load (exporting first if needed, into ``models_dir``) and return the model."""
+    def load(
+        self, spec: ModelSpec, device: str, models_dir: Path | None, *, threads: int | None = None
+    ) -> SentenceModel:
+        """Load (exporting first if needed, into ``models_dir``) and return the model, computing at
+        ``spec.precision`` with ``threads`` intra-op threads (None: the runtime's own choice)."""
 
 
 BACKENDS: dict[str, EmbeddingBackend] = {}
@@ -134,13 +146,36 @@ def get_backend(name: str) -> EmbeddingBackend:
     return found
 
 
-def resolve_backend(name: str | None, requested_device: str | None = None) -> EmbeddingBackend:
-    """``name``'s backend, checked for its packages; ``auto``/``None`` picks by device (:data:`AUTO_ORDER`)."""
-    if name is None or name.strip().lower() == AUTO:
-        kind = select_device(requested_device).split(":", 1)[0]
-        candidates = [get_backend(n) for n in AUTO_ORDER.get(kind, ("torch",))]
-        return next((b for b in candidates if b.available()), get_backend("torch"))
-    backend = get_backend(name)
+def split_backend(value: str) -> tuple[str, str | None]:
+    """``NAME[/PRECISION]`` as ``--embed-backend`` takes it: (name, precision or None), lower-cased."""
+    name, _, precision = value.strip().lower().partition("/")
+    return name, precision or None
+
+
+def check_backend_name(value: str) -> str:
+    """``value`` when it is ``auto`` or a registered backend, with a known precision if one is given;
+    :class:`ConfigError` saying what was expected otherwise (whether the device runs that precision
+    is checked when the encoder picks its device)."""
+    name, precision = split_backend(value)
+    if name == AUTO and precision is None:
+        return value
+    if name == AUTO:
+        raise ConfigError(f"expected auto alone (auto chooses its own precision), found {value!r}")
+    get_backend(name)
+    if precision is not None and precision not in PRECISIONS:
+        raise ConfigError(
+            f"expected a precision among {', '.join(PRECISIONS)}, found {precision!r} in {value!r}"
+        )
+    return value
+
+
+def resolve_backend(name: str) -> EmbeddingBackend:
+    """The backend ``name`` names (``NAME[/PRECISION]``), checked for its packages (``auto`` is decided by
+    :func:`indexer.embed._auto.choose_numerics`, which needs the model)."""
+    base, _ = split_backend(name)
+    if base == AUTO:
+        raise ConfigError("--embed-backend auto is decided per model: resolve it with choose_numerics")
+    backend = get_backend(base)
     backend.check()
     return backend
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -11,8 +12,19 @@ import numpy as np
 
 from indexer._exceptions import EmbeddingError
 from indexer._phases import phase
-from indexer.embed._backend import DEFAULT_BATCH_SIZE, EmbeddingBackend, SentenceModel, resolve_backend
+from indexer.embed._auto import AutoChoice, Embed, choose_numerics, reason_line
+from indexer.embed._backend import (
+    AUTO,
+    DEFAULT_BATCH_SIZE,
+    EmbeddingBackend,
+    SentenceModel,
+    get_backend,
+    resolve_backend,
+    split_backend,
+)
+from indexer.embed._device import select_device
 from indexer.embed._models import ModelSpec
+from indexer.embed._threads import embed_threads
 
 __all__ = ["DEFAULT_BATCH_SIZE", "Encoder", "EncoderStats", "batch_order", "l2_normalize"]
 
@@ -45,10 +57,13 @@ class Encoder:
     """Encodes texts with one :class:`ModelSpec` on one backend, loading the model on first use.
 
     ``backend`` is a registered backend name (``torch``, ``onnx``, ``onnx-int8``,
-    ``openvino``) or ``auto``; a backend whose packages are missing fails here,
-    before any work, naming the pip extra. :attr:`spec` is the given spec with
-    the backend and the precision it runs at on the chosen device filled in, so
-    the cache key, the index ``_meta`` and the run manifest all carry them.
+    ``openvino``), optionally with a precision (``openvino/fp32``), or ``auto``
+    (decided on first use, :mod:`indexer.embed._auto`; :attr:`choice` says what
+    and why); a named backend whose packages are missing fails here, before any
+    work, naming the pip extra. :attr:`spec` is the given spec with the backend
+    and the precision it runs at on the chosen device filled in, so the cache
+    key, the index ``_meta`` and the run manifest all carry them. ``threads``:
+    intra-op threads (None: :func:`~indexer.embed.embed_threads`).
 
     Each batch is one model call. With ``sort_by_length`` (the default) texts
     are grouped by token length so a batch pads little; results always come
@@ -65,10 +80,18 @@ class Encoder:
         sort_by_length: bool = True,
         backend: str | None = "torch",
         models_dir: Path | None = None,
+        threads: int | None = None,
+        progress: bool = False,
     ) -> None:
         if batch_size is not None and batch_size <= 0:
             raise EmbeddingError(f"batch size must be positive, found {batch_size}")
-        self.backend: EmbeddingBackend = resolve_backend(backend, device)
+        if threads is not None and threads <= 0:
+            raise EmbeddingError(f"threads must be positive, found {threads}")
+        name, self._precision = split_backend(backend or AUTO)
+        self._backend: EmbeddingBackend | None = None if name == AUTO else resolve_backend(name)
+        self.choice: AutoChoice | None = None  # what auto decided (None: a named backend)
+        self.threads = threads
+        self.progress = progress  # show auto's check while it runs (once per machine)
         self.base_spec = spec
         self.requested_device = device
         self.requested_batch_size = batch_size
@@ -85,6 +108,34 @@ class Encoder:
         return self._model is not None
 
     @property
+    def backend(self) -> EmbeddingBackend:
+        """The backend that computes the vectors (``auto``: decided now, from this machine's record or the
+        check, which loads models but never this encoder's)."""
+        if self._backend is None:
+            device = _auto_device(self.requested_device)
+            self.choice = choose_numerics(
+                self.base_spec, device, self._checker(device), progress=self.progress
+            )
+            self._backend, self._precision = get_backend(self.choice.backend), self.choice.precision
+            self._device = device
+        return self._backend
+
+    def _checker(self, device: str) -> Callable[[str, str], Embed]:
+        """For auto's check: an embedding function for each numerics, of encoders like this one."""
+
+        def make(backend: str, precision: str) -> Embed:
+            encoder = Encoder(
+                self.base_spec,
+                device=device,
+                backend=f"{backend}/{precision}",
+                models_dir=self.models_dir,
+                threads=self.threads,
+            )
+            return lambda texts: encoder.encode(texts, prompt=self.base_spec.document_prompt)
+
+        return make
+
+    @property
     def device(self) -> str:
         """The device the model runs on (loads nothing; resolves the choice)."""
         if self._device is None:
@@ -95,7 +146,14 @@ class Encoder:
     def spec(self) -> ModelSpec:
         """The model spec with this encoder's backend and precision (loads nothing)."""
         if self._spec is None:
-            self._spec = self.base_spec.with_numerics(self.backend.name, self.backend.precision(self.device))
+            backend, device = self.backend, self.device
+            precision = (
+                backend.check_precision(self._precision, device)
+                if self._precision
+                else backend.precision(device)
+            )
+            why = reason_line(self.choice) if self.choice is not None else ""
+            self._spec = self.base_spec.with_numerics(backend.name, precision, why)
         return self._spec
 
     @property
@@ -119,7 +177,7 @@ class Encoder:
         spec, device = self.spec, self.device
         started = time.perf_counter()
         with phase("model load"):
-            model = self.backend.load(spec, device, self.models_dir)
+            model = self.backend.load(spec, device, self.models_dir, threads=self.threads or embed_threads())
         if spec.dims is not None and int(model.dims) != spec.dims:
             raise EmbeddingError(
                 f"model {spec.model_id!r} produces {model.dims}-dimensional vectors, expected {spec.dims}"
@@ -189,3 +247,13 @@ class Encoder:
 
     def encode_queries(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
         return self.encode(texts, prompt=self.spec.query_prompt, batch_size=batch_size)
+
+
+def _auto_device(requested: str | None) -> str:
+    """The device auto runs on: as asked, else cpu where no GPU can be present (without importing torch,
+    which a machine deciding for OpenVINO or ONNX Runtime need not load), else torch's choice."""
+    if requested not in (None, "auto"):
+        return select_device(requested)
+    if not Path("/proc/driver/nvidia").exists() and sys.platform != "darwin":
+        return "cpu"
+    return select_device(None)

@@ -199,9 +199,10 @@ def build_encoder(
     endpoint: Endpoint | None = None,
     cache: EmbeddingCache | None = None,
     backend: str = DEFAULT_EMBED_BACKEND,
+    progress: bool = False,
 ) -> TextEncoder:
     """The encoder for ``spec``: an :class:`EndpointEncoder` for ``openai:`` models, else the local one
-    on ``backend`` (``--embed-backend``).
+    on ``backend`` (``--embed-backend``; ``progress``: show auto's once-per-machine check).
 
     ``endpoint`` is required for (and only accepted with) ``openai:`` models, which compute their vectors
     remotely, so a local backend other than the default is refused for them.
@@ -218,7 +219,7 @@ def build_encoder(
         )
     from indexer.embed._encoder import Encoder
 
-    return Encoder(spec, backend=backend)
+    return Encoder(spec, backend=backend, progress=progress)
 
 
 def endpoint_for(models: Sequence[str], base_url: str | None, api_key_env: str | None) -> Endpoint | None:

@@ -61,7 +61,8 @@ class ModelSpec:
     when the model's own Python code runs at load (the user opted in). ``similarity``
     is the model's declared similarity function; vectors are unit length either way
     (the engines' vector fields score cosine), so for ``dot`` the engine's ranking is
-    the model's cosine ranking, which is recorded rather than hidden.
+    the model's cosine ranking, which is recorded rather than hidden. ``chosen_by`` records
+    why ``auto`` chose the numerics (the manifest and the index ``_meta`` carry it).
     """
 
     model_id: str
@@ -77,6 +78,8 @@ class ModelSpec:
     pooling: str | None = None
     trust_remote_code: bool = False
     similarity: str = "cosine"
+    #: why these numerics, when ``--embed-backend auto`` chose them (one line; it changes no vector)
+    chosen_by: str = ""
 
     def __post_init__(self) -> None:
         if self.pooling is not None and self.pooling not in POOLINGS:
@@ -126,9 +129,9 @@ class ModelSpec:
             found["pooling"] = self.pooling
         return found
 
-    def with_numerics(self, backend: str, precision: str) -> ModelSpec:
-        """A copy computed with another backend and precision."""
-        return dataclasses.replace(self, backend=backend, precision=precision)
+    def with_numerics(self, backend: str, precision: str, chosen_by: str = "") -> ModelSpec:
+        """A copy computed with another backend and precision (``chosen_by``: why, when auto chose)."""
+        return dataclasses.replace(self, backend=backend, precision=precision, chosen_by=chosen_by)
 
     def with_prompts(
         self, *, query_prompt: str | None = None, document_prompt: str | None = None

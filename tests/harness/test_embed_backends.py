@@ -16,7 +16,7 @@ from indexer._build import resolve_alias
 from indexer._layout import alias_for
 from indexer.data import load_dataset
 from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, document_text, resolve_model
-from tests._support import scifact_subset
+from tests._support import own_cache, record_auto_choice, scifact_subset
 
 NAME = "int8-subset"
 
@@ -103,13 +103,46 @@ def test_int8_run_records_numerics_and_ranks_well(
     assert ndcg > 0.5  # 20 judged SciFact claims over 120 documents; torch scores about 0.8 here
 
 
-def test_other_numerics_cannot_join_the_field(
-    es_url: str, int8_index: str, data_dir: Path, capsys: pytest.CaptureFixture[str]
+def test_the_reference_builds_beside_other_numerics(
+    es_url: str, es_backend: Backend, int8_index: str, data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Issue 21: indices of other numerics have names of their own, so torch (the old default) is not
+    refused by the int8 index, and neither index is touched by the other's build."""
+    assert int8_index.endswith("-onnx-int8-int8")
+    int8_docs = es_backend.count(int8_index)
     code = main(
         ["index", "--dataset", str(data_dir), "--embed-backend", "torch", "--url", es_url, "--no-progress"]
     )
-    err = capsys.readouterr().err
-    assert code == 1
-    assert "holds vectors computed with onnx-int8/int8, not torch/fp32" in " ".join(err.split())
-    assert "--embed-backend onnx-int8" in err
+    assert code == 0, capsys.readouterr().err
+    found = resolve_alias(es_backend, NAME)
+    assert found is not None and found[0] == int8_index.removesuffix("-onnx-int8-int8")
+    (model,) = found[1]["models"].values()
+    assert (model["backend"], model["precision"]) == ("torch", "fp32")
+    (int8_model,) = es_backend.get_mapping(int8_index).meta["models"].values()
+    assert int8_model["backend"] == "onnx-int8" and es_backend.count(int8_index) == int8_docs
+
+
+def test_auto_is_the_default_and_the_manifest_says_what_it_chose_and_why(
+    es_url: str,
+    int8_index: str,
+    data_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without --embed-backend, auto decides; this machine's decision (fixed here to int8, as if its check
+    had chosen it) reaches the manifest with its reason, and the int8 index of the fixture is reused."""
+    own_cache(monkeypatch, tmp_path / "cache")
+    record_auto_choice(resolve_model("minilm"), "onnx-int8", "int8")
+    out = tmp_path / "auto-run"
+    args = ["run", "vector", "--dataset", str(data_dir), "--output", str(out), "--url", es_url]
+    assert main([*args, "--no-progress", "--records", "jsonl"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    model = manifest["model"]
+    assert (model["backend"], model["precision"]) == ("onnx-int8", "int8")
+    assert (
+        model["chosen_by"].startswith("auto: onnx-int8/int8 on ")
+        and "recorded by the test" in model["chosen_by"]
+    )
+    results = json.loads((out / "results.json").read_text())
+    assert results["manifest"]["model"]["chosen_by"] == model["chosen_by"]
+    assert results["datasets"][NAME]["index"] == int8_index

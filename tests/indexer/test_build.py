@@ -32,7 +32,7 @@ from indexer.embed import (
     bundled_model_path,
     resolve_model,
 )
-from tests._support import drop_indices, scifact_subset
+from tests._support import drop_indices, own_cache, record_auto_choice, scifact_subset
 
 OPTS = IndexOptions(progress=False, max_chunk_bytes=256 * 1024)
 
@@ -196,6 +196,61 @@ def test_vectors_added_later_leave_bm25_as_a_fresh_build_would(
     fresh = build_index(backend, subset, [minilm(cache), other], OPTS)
     assert fresh.index == second.index and fresh.indexed == 300
     assert _bm25_scores(backend, fresh.index, subset) == after_second
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
+    folder = scifact_subset(
+        tmp_path_factory.mktemp("data") / "numerics-subset", n_docs=40, n_test=5, n_train=5
+    )
+    return load_dataset(str(folder))
+
+
+def test_vectors_of_other_numerics_get_an_index_of_their_own(
+    backend: Backend, small: Dataset, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21: a torch fp32 index keeps its name; vectors of other numerics (here a changed default:
+    auto choosing int8) build an index beside it instead of being refused, and neither reuses the other."""
+    drop_indices(backend, f"{alias_for(small.name)}*")
+    cache = EmbeddingCache(tmp_path / "vectors")  # holding the reference's vectors only, to start with
+    reference = build_index(backend, small, [minilm(cache)], OPTS)
+    assert reference.index == index_name(small.name, small.fingerprint.corpus, reference.analysis)
+    own_cache(monkeypatch, tmp_path / "cache")
+    record_auto_choice(resolve_model("minilm"), "onnx-int8", "int8")
+    int8 = CachedEmbedder(Encoder(resolve_model("minilm"), backend="auto"), cache)
+    other = build_index(backend, small, [int8], OPTS)
+    assert other.index == f"{reference.index}-onnx-int8-int8"
+    n = small.corpus_size
+    assert other.created and other.indexed == n
+    assert int8.stats.cache_hits == 0 and int8.stats.texts_encoded == n  # none of the reference's vectors
+    field = int8.spec.field_name
+    for summary, numerics in ((reference, ("torch", "fp32")), (other, ("onnx-int8", "int8"))):
+        meta = backend.get_mapping(summary.index).meta["models"][field]
+        assert (meta["backend"], meta["precision"]) == numerics
+        assert backend.count(summary.index, {"exists": {"field": field}}) == n
+    chosen = backend.get_mapping(other.index).meta["models"][field]["chosen_by"]
+    assert chosen.startswith("auto: onnx-int8/int8 on ") and "recorded by the test" in chosen
+    assert "chosen_by" not in backend.get_mapping(reference.index).meta["models"][field]
+    # the reference index, built again, is found complete: nothing is embedded or sent
+    again = build_index(backend, small, [minilm(cache)], OPTS)
+    assert again.index == reference.index and not again.created and again.skipped == n
+    assert again.cache_hits == again.cache_misses == 0
+    assert resolve_alias(backend, small.name) == (again.index, backend.get_mapping(again.index).meta)
+    # an index from before numerics had names of their own, holding int8 vectors under the reference name
+    meta = backend.get_mapping(reference.index).meta
+    meta["models"][field].update(backend="onnx-int8", precision="int8")
+    backend.put_mapping(reference.index, meta=meta)
+    with pytest.raises(
+        MappingConflictError, match=r"built before they had\); use --embed-backend onnx-int8/int8"
+    ):
+        build_index(backend, small, [minilm(cache)], OPTS)
+    # without the reference's index, a lexical build takes the published one of other numerics (same text)
+    backend.delete_index(reference.index)
+    assert build_index(backend, small, [int8], OPTS).index == other.index  # publishes it again
+    lexical = build_index(backend, small, [], OPTS)
+    assert lexical.index == other.index and not lexical.created and lexical.skipped == n
+    cache.close()
+    drop_indices(backend, f"{alias_for(small.name)}*")
 
 
 def test_publish_rejected_when_count_short(clean: Backend, subset: Dataset) -> None:

@@ -20,8 +20,9 @@ import numpy as np
 from indexer._exceptions import EmbeddingError
 from indexer.embed._backend import EmbeddingBackend, SentenceModel, register
 from indexer.embed._backends._export import HIDDEN_OUTPUT, ensure_onnx
-from indexer.embed._backends._runtime import RuntimeModel, cpu_threads, model_folder, read_pipeline
+from indexer.embed._backends._runtime import RuntimeModel, model_folder, read_pipeline
 from indexer.embed._models import ModelSpec
+from indexer.embed._threads import embed_threads
 
 
 class _OnnxRuntimeBackend(EmbeddingBackend):
@@ -35,16 +36,21 @@ class _OnnxRuntimeBackend(EmbeddingBackend):
     def precision(self, device: str) -> str:
         return self.numerics
 
-    def load(self, spec: ModelSpec, device: str, models_dir: Path | None) -> SentenceModel:
+    def load(
+        self, spec: ModelSpec, device: str, models_dir: Path | None, *, threads: int | None = None
+    ) -> SentenceModel:
         import onnxruntime as ort
 
+        self.check_precision(spec.precision, device)
         pipeline = read_pipeline(
             model_folder(spec), spec.pooling
         )  # refuses unsupported modules before any export
         path = ensure_onnx(spec, self.artifact, models_dir)
         options = ort.SessionOptions()
         options.log_severity_level = 3  # warnings about unused initializers are noise here
-        options.intra_op_num_threads = cpu_threads()  # what this process may use, not the host's cores
+        options.intra_op_num_threads = threads or embed_threads()  # this process's cores, not the host's
+        # idle threads sleep rather than spin, so a local engine sharing the cores gets them between batches
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:

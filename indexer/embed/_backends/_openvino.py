@@ -1,9 +1,11 @@
-"""``openvino``: the OpenVINO runtime on the CPU, at the CPU's native inference precision.
+"""``openvino``: the OpenVINO runtime on the CPU, at the CPU's native inference precision or another.
 
 OpenVINO reads the plain exported ONNX graph. Its CPU plugin computes in bf16
 where the processor has native bf16 matrix units (AMX), and in fp32
-elsewhere; the precision is read from the runtime before anything is embedded,
-set explicitly when the graph is compiled, and recorded with every vector.
+elsewhere; that default is read from the runtime before anything is embedded.
+``openvino/fp32`` (or ``/bf16``, ``/fp16`` where the CPU offers it) asks for
+another. The precision is set explicitly when the graph is compiled and
+recorded with every vector.
 """
 
 from __future__ import annotations
@@ -46,14 +48,24 @@ class OpenVinoBackend(EmbeddingBackend):
         # anything else: compile with an explicit f32 hint, so the recorded precision stays true
         return _PRECISIONS.get(name, "fp32")
 
-    def load(self, spec: ModelSpec, device: str, models_dir: Path | None) -> SentenceModel:
+    def precisions(self, device: str) -> tuple[str, ...]:
+        offered = {str(c).lower() for c in _core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")}
+        others = [p for p in ("fp32", "bf16", "fp16") if p == "fp32" or p in offered]
+        default = self.precision(device)
+        return (default, *(p for p in others if p != default))
+
+    def load(
+        self, spec: ModelSpec, device: str, models_dir: Path | None, *, threads: int | None = None
+    ) -> SentenceModel:
         pipeline = read_pipeline(model_folder(spec), spec.pooling)
         path = ensure_onnx(spec, "plain", models_dir)
-        precision = self.precision(device)
+        config: dict[str, Any] = {
+            "INFERENCE_PRECISION_HINT": _HINTS[self.check_precision(spec.precision, device)]
+        }
+        if threads is not None:
+            config["INFERENCE_NUM_THREADS"] = threads
         try:
-            compiled = _core().compile_model(
-                str(path), "CPU", {"INFERENCE_PRECISION_HINT": _HINTS[precision]}
-            )
+            compiled = _core().compile_model(str(path), "CPU", config)
         except Exception as exc:
             raise EmbeddingError(f"OpenVINO could not compile {path}; delete it to export again") from exc
         request = compiled.create_infer_request()

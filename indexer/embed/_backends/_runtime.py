@@ -12,7 +12,6 @@ backend.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,14 +81,6 @@ class Pipeline:
     max_seq_length: int | None  # None: the tokenizer's own limit
     do_lower_case: bool
     pooling: str
-
-
-def cpu_threads() -> int:
-    """CPUs this process may run on (its affinity, which containers and taskset narrow)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def model_folder(spec: ModelSpec) -> Path:

@@ -118,6 +118,9 @@ class TorchBackend(EmbeddingBackend):
     def precision(self, device: str) -> str:
         return "fp16" if device.startswith("cuda") else "fp32"
 
+    def precisions(self, device: str) -> tuple[str, ...]:
+        return ("fp16", "fp32") if device.startswith("cuda") else ("fp32",)
+
     def batch_size(self, model: SentenceModel, device: str) -> int:
         if not device.startswith("cuda") or not isinstance(model, TorchModel):
             return DEFAULT_BATCH_SIZE
@@ -126,14 +129,22 @@ class TorchBackend(EmbeddingBackend):
         free, _ = torch.cuda.mem_get_info(torch.device(device))
         return gpu_batch_size(free, **model_shape(model))
 
-    def load(self, spec: ModelSpec, device: str, models_dir: Path | None) -> SentenceModel:
+    def load(
+        self, spec: ModelSpec, device: str, models_dir: Path | None, *, threads: int | None = None
+    ) -> SentenceModel:
+        precision = self.check_precision(spec.precision, device)
+        if threads is not None and device == "cpu":
+            import torch
+
+            if torch.get_num_threads() != threads:
+                torch.set_num_threads(threads)  # process-wide: torch has no per-model setting
         if spec.is_local:
             # The weights are on disk; never try the hub (it is unreachable here anyway).
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
             model = quietly(lambda: _sentence_transformer(spec, device))
-            if self.precision(device) == "fp16":
+            if precision == "fp16":
                 model.half()
         except Exception as exc:
             raise EmbeddingError(

@@ -28,7 +28,8 @@ def test_a_bad_file_is_named_before_connecting(tmp_path: Path, capsys: pytest.Ca
     assert main(["index", *NOWHERE, "--mapping", str(path), "--field-map", "text=body"]) == 2
     err = capsys.readouterr().err
     assert (
-        "team.json: mappings.properties.body is missing: the text goes there (the field map's text=body)" in err
+        "team.json: mappings.properties.body is missing: the text goes there (the field map's text=body)"
+        in err
     )
     assert (
         main(

@@ -290,4 +290,4 @@ def test_a_real_r2med_run_draws_the_paper_bm25_line(es_url: str, tmp_path: Path)
     bm25 = paper["BM25"]
     assert bm25.system == "base retriever/bm25" and 0 < bm25.score < 1
     html = render_html(out)
-    assert f'class="paper"><title>paper BM25: {bm25.score:.4f}</title></line>' in html
+    assert f'class="paper"><title>published BM25: {bm25.score:.4f}</title></line>' in html

@@ -67,7 +67,8 @@ def test_kfold_tunes_the_engine_sum_per_fold(
     lexical, vector = _ckpt(ckpt / "lexical.json"), _ckpt(ckpt / "vector.json")
     scale = backend.bm25_scale(1.2)
     union: dict[str, dict[str, float]] = {}
-    embedder = CachedEmbedder(Encoder(resolve_model("minilm")), EmbeddingCache())  # the shared, warm cache
+    # the run's own numerics (the default, auto), from the shared, warm cache
+    embedder = CachedEmbedder(Encoder(resolve_model("minilm"), backend="auto"), EmbeddingCache())
     for i, (held, weights) in enumerate(zip(folds, arm.fold_weights, strict=True)):
         others = [q for q in ds.queries if q not in held]
         fitted = tune_sum_weights(

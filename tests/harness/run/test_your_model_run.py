@@ -40,15 +40,20 @@ def minilm_run(es_url: str, cut: Path, tmp_path_factory: pytest.TempPathFactory)
     return _run(es_url, cut, "minilm", tmp_path_factory.mktemp("runs") / "minilm")
 
 
+#: every model here at the reference numerics: the tests compare their vectors with the bundled model's,
+#: field by field in one index, and auto may choose other numerics per model (lower precision only for the
+#: model it measured), which would put them in indices of their own
+NUMERICS = ("--embed-backend", "torch")
+
+
 def _index(es_url: str, data: Path, model: str | Path, *extra: str) -> int:
-    return main(
-        ["index", "--dataset", str(data), "--model", str(model), "--url", es_url, "--no-progress", *extra]
-    )
+    args = ["index", "--dataset", str(data), "--model", str(model), "--url", es_url, "--no-progress"]
+    return main([*args, *NUMERICS, *extra])
 
 
 def _run(es_url: str, data: Path, model: str | Path, out: Path, *extra: str) -> Path:
     args = ["run", "vector", "--dataset", str(data), "--model", str(model), "--output", str(out)]
-    assert main([*args, "--url", es_url, "--records", "jsonl", "--no-progress", *extra]) == 0
+    assert main([*args, "--url", es_url, "--records", "jsonl", "--no-progress", *NUMERICS, *extra]) == 0
     return out
 
 
@@ -124,7 +129,17 @@ def test_a_prompt_in_the_folder_config_reaches_documents_and_queries(
 
     # --document-prompt reaches the index: another prompt than the field was built with is refused
     capsys.readouterr()
-    args = ["run", "vector", "--dataset", str(data), "--model", str(folder), "--document-prompt", ""]
+    args = [
+        "run",
+        "vector",
+        "--dataset",
+        str(data),
+        "--model",
+        str(folder),
+        "--document-prompt",
+        "",
+        *NUMERICS,
+    ]
     assert main([*args, "--output", str(tmp_path / "other"), "--url", es_url, "--no-progress"]) != 0
     assert f"was embedded with document prompt {PROMPTS['document']!r}, not ''" in capsys.readouterr().err
 

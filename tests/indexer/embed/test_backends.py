@@ -20,9 +20,11 @@ from indexer.embed import (
     ModelSpec,
     backend_names,
     cache_key,
+    check_backend_name,
     get_backend,
     resolve_backend,
     spec_key,
+    split_backend,
 )
 from indexer.embed._backends._export import ARTIFACTS, RECIPE, ensure_onnx, export_folder
 from indexer.embed._backends._runtime import FastTokenizer, read_pipeline
@@ -73,16 +75,31 @@ def test_cpu_only_backends_refuse_a_gpu(minilm: ModelSpec) -> None:
         _ = encoder.device
 
 
-def test_auto_picks_the_first_installed_backend_for_the_device() -> None:
-    assert resolve_backend("auto", "cpu").name == "openvino"  # installed here (scripts/setup)
-    # without OpenVINO (made unimportable in a child process), the next in line
-    code = (
-        "import sys; sys.modules['openvino'] = None\n"
-        "from indexer.embed import resolve_backend\n"
-        "print(resolve_backend('auto', 'cpu').name)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert done.stdout.strip() == "onnx-int8", done.stderr
+def test_a_backend_is_named_with_an_optional_precision() -> None:
+    assert split_backend("OpenVINO/FP32") == ("openvino", "fp32")
+    assert split_backend("onnx-int8") == ("onnx-int8", None)
+    assert check_backend_name("openvino/fp32") == "openvino/fp32"
+    assert check_backend_name("auto") == "auto"
+    with pytest.raises(ConfigError, match=r"expected a precision among fp32, fp16, bf16, int8, found 'fp8'"):
+        check_backend_name("openvino/fp8")
+    with pytest.raises(ConfigError, match="auto chooses its own precision"):
+        check_backend_name("auto/fp32")
+    with pytest.raises(ConfigError, match="unknown embedding backend 'tensorrt'"):
+        check_backend_name("tensorrt/fp16")
+    with pytest.raises(ConfigError, match="auto is decided per model"):
+        resolve_backend("auto")
+
+
+def test_each_backend_says_which_precisions_it_runs(minilm: ModelSpec) -> None:
+    assert get_backend("torch").precisions("cpu") == ("fp32",)
+    assert get_backend("torch").precisions("cuda:0") == ("fp16", "fp32")
+    assert get_backend("onnx-int8").precisions("cpu") == ("int8",)
+    openvino = get_backend("openvino").precisions("cpu")
+    assert openvino[0] == get_backend("openvino").precision("cpu") and "fp32" in openvino
+    encoder = Encoder(minilm, backend="openvino/fp32")
+    assert encoder.spec.numerics == "openvino/fp32" and encoder.choice is None
+    with pytest.raises(ConfigError, match=r"onnx-int8 computes at int8 on cpu, not at fp32"):
+        _ = Encoder(minilm, backend="onnx-int8/fp32").spec
 
 
 def test_gpu_batch_size_is_a_power_of_two_sized_to_free_memory() -> None:
@@ -155,6 +172,12 @@ def test_openvino_matches_torch(
     vectors = encoder.encode_documents(texts_of(scifact_docs[:16]))
     assert encoder.spec.backend == "openvino" and encoder.spec.precision in {"fp32", "bf16", "fp16"}
     assert cosines(vectors, reference_vectors[:16]).min() > 0.999
+    fp32 = Encoder(minilm, backend="openvino/fp32", models_dir=models_dir)
+    np.testing.assert_allclose(
+        fp32.encode_documents(texts_of(scifact_docs[:16])), reference_vectors[:16], atol=2e-4
+    )
+    if encoder.spec.precision != "fp32":  # really computed at the precision asked for, not the default
+        assert not np.allclose(vectors, reference_vectors[:16], atol=2e-5)
 
 
 def test_exports_are_made_once_and_keyed_by_revision(
