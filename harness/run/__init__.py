@@ -13,12 +13,13 @@
 * :mod:`._publish`: the run directory's files (``WRITERS``) and the records (``SINKS``).
 """
 
-from harness.run._assemble import assemble, scores_and_intervals, start_manifest
-from harness.run._checkpoints import MANIFEST_FILE, Checkpoints
+from harness.results import MANIFEST_FILE, REPORT_FILE, scores_and_intervals
+from harness.run._assemble import assemble, start_manifest
+from harness.run._checkpoints import Checkpoints
 from harness.run._execute import Executor, fuse_arm_runs
 from harness.run._outcome import DatasetOutcome, DatasetPerformance
 from harness.run._plan import DatasetPlan, PlannedArm, RunPlan, load_datasets, plan_run
-from harness.run._publish import REPORT_FILE, WRITERS, Publication, publish, write_manifest
+from harness.run._publish import WRITERS, Publication, publish, write_manifest
 from harness.run._runner import run
 from harness.run._sites import embedder_for
 
