@@ -107,7 +107,9 @@ class Clicks(Source):
         measured = _agreement(found, ds, ids)
         merged = merge_judgments(ds.qrels, graded, ctx.mode)
         name = f"{self.model.model} click judgments of {found.source} ({_sha8(graded)})"
-        used = judgments_used(None, name + (f"; {_kappa(measured)}" if measured else ""), ctx.mode)
+        used = judgments_used(None, name, ctx.mode)
+        if measured is not None:
+            used = dataclasses.replace(used, label=f"{used.label}; {_kappa(measured)}")
         notes = judgment_lines(found) + (
             agreement_lines(measured, f"{ds.name}'s judgments") if measured else []
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,6 +40,9 @@ model = "minilm"
 name = "hybrid"
 inputs = ["lexical", "vector"]
 fusion = "rrf"
+
+[ann]
+recall = false
 """
 JUDGE = """
 [judgments]
@@ -83,9 +87,14 @@ def _answers(run_dir: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in lines]
 
 
+def _searches(es: Any) -> int:
+    return int(es.indices.stats(metric="search")["_all"]["total"]["search"]["query_total"])
+
+
 def test_an_experiment_scores_its_arms_with_the_judges_labels_and_a_rerun_calls_nothing(
-    es_url: str, exp_file: Path, standins: OpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+    es_url: str, es_inspect: Any, exp_file: Path, standins: OpenAIServer, gate_data: Path, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
     out = tmp_path / "run"
     code, text = _run(capsys, es_url, "--experiment", str(exp_file), "--output", str(out))
     assert code == 0, text
@@ -117,10 +126,14 @@ def test_an_experiment_scores_its_arms_with_the_judges_labels_and_a_rerun_calls_
             evaluate(qrels, run, ["ndcg@10"]).mean("ndcg@10"), abs=1e-6
         )
     assert judge.id in (out / "report.md").read_text()
+    assert f"{GATE_DATASET}: judgments: {ds.judgments.label}; judge {judge.id}: " in " ".join(text.split())
     # the same command again: every arm from its checkpoint, every answer from the judge's cache
+    searched = _searches(es_inspect)
     code, again = _run(capsys, es_url, "--experiment", str(exp_file), "--output", str(out))
     assert code == 0, again
     assert standins.state.calls["chat"] == calls
+    # (an arm searched again sends one search per query, 40; the index check every run makes sends a few)
+    assert _searches(es_inspect) - searched < len(load_dataset(str(gate_data)).queries) / 4
     assert "2 arms reused" in again and f"{len(rows):,} answers cached, 0 calls to make" in again, again
     rerun = RunResults.load(out).datasets[GATE_DATASET]
     assert {a: r.metrics for a, r in rerun.arms.items()} == {a: r.metrics for a, r in ds.arms.items()}
