@@ -5,7 +5,8 @@
 
 * :mod:`._plan`: datasets, arms (a mode's, by what the engine can do, or the file's own), models, run directory;
 * :mod:`._sites`: where each arm searches (cluster, index, model); the dataset's index built where needed;
-* :mod:`._execute`, :mod:`._arms`, :mod:`._steps`: search (every body rendered first), tune, fuse, rerank, score;
+* :mod:`._execute`, :mod:`._arms`, :mod:`._steps`: search (every body rendered first), tune, fuse, rerank, judge
+  (a judgments source that needs the arms' results: an LLM judge), score;
 * :mod:`._checkpoints`: the one checkpoint store of a run directory (config-hash guarded);
 * :mod:`._tuning`: what held-out tuning (:mod:`harness.sweep`) asks of the engine;
 * :mod:`._perf`: ANN recall, the load phase and the ANN sweep, and their metric records;

@@ -1,9 +1,11 @@
-"""Plan: which datasets, which arms (by what the engine can do), which models, which run directory.
+"""Plan: which datasets, with which judgments, which arms (by what the engine can do), which models, which
+run directory.
 
 Planning loads and validates every dataset and expansion before anything is sent to the engine, so a
-typo in the last dataset fails in a second, not after an hour of indexing. The arms are a mode's built-in
-arms or the experiment file's own; either way each one is planned the same way (an expanded variant per
-expansion, a reranked arm per rerank). The config hash (the run directory's default name) covers
+typo in the last dataset fails in a second, not after an hour of indexing. A judgments source that needs
+nothing of the search (``judgments.source``: the dataset's own, a click log) judges each dataset here.
+The arms are a mode's built-in arms or the experiment file's own; either way each one is planned the
+same way (an expanded variant per expansion, a reranked arm per rerank). The config hash (the run directory's default name) covers
 everything that changes results: the experiment's identity, the data fingerprints, the engine and models.
 """
 

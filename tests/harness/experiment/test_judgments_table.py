@@ -18,6 +18,7 @@ from harness.experiment import Experiment, describe_keys, experiment, identity
 from harness.judge import DEFAULT_COMBINE, DEFAULT_DEPTH, JudgeOptions
 from harness.judgment_sources import SOURCES, Clicks, Files, Judge
 from indexer import ConfigError
+from tests._support import REPO
 
 HEAD = 'mode = "hybrid"\n\n[data]\ndatasets = ["sample"]\n\n[judgments]\n'
 
@@ -141,3 +142,18 @@ def test_every_source_key_is_listed_with_its_source_and_its_default() -> None:
     assert listed["judgments.depth"][0] == repr(DEFAULT_DEPTH) and listed["judgments.source"][0] == "'files'"
     # the judge takes every option of harness judge's spec, and the pool's keys
     assert set(Judge.keys) == {"depth", "arms", "unjudged_only"} | set(JudgeOptions.__dataclass_fields__)
+
+
+def test_the_shipped_judge_example_reads() -> None:
+    exp = experiment(REPO / "examples" / "experiment-judge.toml")
+    source = exp.judgments.spec
+    assert isinstance(source, Judge) and exp.judgments.mode == "replace" and source.depth == 10
+    assert source.arms == ("lexical", "vector", "hybrid") and source.spec.scale.name == "graded"
+
+
+def test_the_docs_name_every_key_of_every_source() -> None:
+    text = (REPO / "docs" / "judgments.md").read_text().split("## In an experiment: the [judgments] table")[1]
+    missing = [
+        f"{name}.{key}" for name, kind in SOURCES.items() for key in kind.keys if f"`{key}`" not in text
+    ]
+    assert missing == []
