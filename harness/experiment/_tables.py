@@ -229,8 +229,9 @@ class OutputTable:
 
 @dataclass(frozen=True, slots=True)
 class JudgmentsTable:
-    """Where the judgments come from (:data:`JUDGMENT_SOURCES`) and how its labels meet the dataset's; every
-    other ``judgments.*`` key is the source's own, read by the builder into ``spec``."""
+    """Where the judgments come from (files, clicks or judge) and how the source's labels meet the dataset's;
+    every other ``judgments.*`` key is the chosen source's own (docs/judgments.md lists them), read once by the
+    builder into ``spec``."""
 
     source: str = key(DEFAULT_SOURCE, choices=lambda: SOURCES, doc=" | ".join(SOURCES))
     mode: str = key(
