@@ -264,22 +264,8 @@ def judge_command(
 
 
 def print_result(result: JudgeResult, run_dir: Path | None) -> None:
-    run, prov = result.run, result.provenance
-    per_judge = ", ".join(f"{j.id}: {run.parse_failures(i)}" for i, j in enumerate(run.spec.judges))
-    truncated = sum(1 for j in run.judged if j.truncated)
-    lines = [
-        f"judged {len(run.judged):,} pairs with {prov.id}: {prov.labelled:,} labelled, {run.unlabelled:,} with no "
-        f"label on the scale; parse failures {per_judge}; {len(run.skipped)} skipped (no document text); "
-        f"{truncated:,} documents truncated",
-    ]
-    for jid, s in run.stats.items():
-        lines.append(
-            f"{jid}: calls made {s.calls:,} (answers from the cache: {s.cache_hits:,}, retries: {s.retries}); tokens "
-            f"in {s.prompt_tokens:,}, out {s.completion_tokens:,}"
-        )
-    lines.append(f"wrote {result.qrels} (+ .judge.json provenance, answers.jsonl beside it)")
-    lines.append(f"agreement: {prov.agreement_text()}")
-    console.print("\n".join(lines), highlight=False, soft_wrap=True)
+    prov = result.provenance
+    console.print("\n".join(result.lines()), highlight=False, soft_wrap=True)
     for table in agreement_tables(prov.dataset, prov):
         print_table(table, console)
     target = str(run_dir) if run_dir is not None else "RUN_DIR"

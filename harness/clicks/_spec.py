@@ -14,6 +14,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from harness._errors import SettingError
 from indexer import CLICK, EVENTS_INDEX, IMPRESSION, QUERIES_INDEX, ConfigError, EventFilter
 
 #: the click models (harness.clicks._models registers one function per name)
@@ -26,16 +27,8 @@ DEFAULT_MIN_IMPRESSIONS = 5
 DEFAULT_CUTS = (2.0,)
 
 
-class SpecError(ConfigError):
+class SpecError(SettingError):
     """A value of a spec refused: the key it was given under, and what was expected."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(f"{key}: {message}")
-        self.key, self.message = key, message
-
-    def at(self, name: str) -> ConfigError:
-        """The same error, naming the value as ``name`` (a key path, a flag)."""
-        return ConfigError(f"{name}: {self.message}")
 
 
 def as_flag(key: str) -> str:
@@ -125,7 +118,7 @@ class ClickModelSpec:
         try:
             return cls(**values)
         except SpecError as exc:
-            raise exc.at(f"{where}.{exc.key}") from None
+            raise SpecError(f"{where}.{exc.key}" if where else exc.key, exc.message) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,4 +165,4 @@ class UbiSource:
         try:
             return cls(**values)
         except ConfigError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
+            raise ConfigError(f"{where}: {exc}" if where else str(exc)) from None

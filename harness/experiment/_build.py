@@ -15,16 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness._errors import SettingError
 from harness.eval import FusionSpec
 from harness.experiment._arms import ArmDefaults, Table, arms_and_fused, param_grid
 from harness.experiment._checks import check, tuned_text, user_mapping
 from harness.experiment._keys import Given, Origins, coerce, field_types
 from harness.experiment._model import Experiment
 from harness.experiment._tables import TABLES
+from harness.judgment_sources import SOURCES, Setting
 from indexer import ConfigError
 
 ROOT = "root"  # the Experiment's own scalar keys (name, mode, fusion) have no table prefix
 PARAMS = "sweep.params"
+JUDGMENTS = "judgments"
 #: keys that, given by a later source, replace an earlier source's others: your own queries and judgments
 #: replace a file's datasets, and datasets replace its queries and judgments
 REPLACES: dict[str, tuple[str, ...]] = {
@@ -55,7 +58,7 @@ def _scalar_keys() -> dict[str, tuple[type, dataclasses.Field[Any]]]:
     }
     for prefix, table in TABLES.items():
         for f in dataclasses.fields(table):
-            if f"{prefix}.{f.name}" != PARAMS:
+            if f"{prefix}.{f.name}" != PARAMS and "doc" in f.metadata:
                 out[f"{prefix}.{f.name}"] = (table, f)
     return out
 
@@ -65,11 +68,18 @@ KEYS: dict[str, tuple[type, dataclasses.Field[Any]]] = _scalar_keys()
 
 
 def describe_keys() -> list[tuple[str, str, str]]:
-    """(key, default, what it is) of every dotted key: the list ``--set`` takes."""
-    return [
+    """(key, default, what it is) of every dotted key: the list ``--set`` takes (each judgments source's own
+    keys after the tables', said with their source)."""
+    tables = [
         (k, repr(f.default) if f.default is not dataclasses.MISSING else "", f.metadata.get("doc", ""))
         for k, (_, f) in KEYS.items()
     ]
+    sources = [
+        (f"{JUDGMENTS}.{name}", "" if k.default is None else repr(k.default), f"{k.doc} (source {source})")
+        for source, kind in SOURCES.items()
+        for name, k in kind.keys.items()
+    ]
+    return tables + sources
 
 
 def merge(file: Layer | None, given: Sequence[Layer]) -> tuple[dict[str, Given], Layer]:
@@ -101,7 +111,7 @@ def _tables(values: Mapping[str, Given], origins: Origins) -> dict[str, Any]:
     kinds: dict[type, dict[str, Any]] = {}
     kwargs: dict[str, dict[str, Any]] = {prefix: {} for prefix in [*TABLES, ROOT]}
     for name, given in values.items():
-        if name.startswith(PARAMS + "."):
+        if name.startswith(PARAMS + ".") or _source_key(name):
             continue
         if name not in KEYS:
             raise _unknown(name, given)
@@ -111,6 +121,36 @@ def _tables(values: Mapping[str, Given], origins: Origins) -> dict[str, Any]:
         kwargs[ROOT if table is Experiment else name.split(".")[0]][f.name] = coerce(f, kind, given)
     built: dict[str, Any] = {prefix: TABLES[prefix](**kwargs[prefix]) for prefix in TABLES}
     return built | kwargs[ROOT]
+
+
+def _source_key(name: str) -> bool:
+    """Whether ``name`` is a key of a judgments source (``judgments.llm``), not of the judgments table."""
+    return name.startswith(JUDGMENTS + ".") and name not in KEYS
+
+
+def _with_source(exp: Experiment, values: Mapping[str, Given], origins: Origins) -> Experiment:
+    """The judgments source of ``judgments.source``, built from its own keys; each refusal at its key."""
+    kind = SOURCES[exp.judgments.source]
+    given = {name.removeprefix(JUDGMENTS + "."): g for name, g in values.items() if _source_key(name)}
+    for name, g in given.items():
+        origins.note(f"{JUDGMENTS}.{name}", g)
+    unknown = sorted(set(given) - set(kind.keys))
+    if unknown:
+        raise origins.fail(f"{JUDGMENTS}.{unknown[0]}", _unknown_source_key(unknown[0], kind.name))
+    try:
+        spec = kind.from_settings({name: Setting(g.value, g.base) for name, g in given.items()})
+    except SettingError as exc:  # (a key not given, such as the judge's model: the source that needs it)
+        path = f"{JUDGMENTS}.{exc.key}" if exc.key in given else f"{JUDGMENTS}.source"
+        raise origins.fail(path, exc.message) from None
+    return dataclasses.replace(exp, judgments=dataclasses.replace(exp.judgments, spec=spec))
+
+
+def _unknown_source_key(name: str, source: str) -> str:
+    owners = [s for s, kind in SOURCES.items() if name in kind.keys]
+    keys = ", ".join(SOURCES[source].keys)
+    where = f" (a key of {{{JUDGMENTS}.source}} = {' or '.join(owners)})" if owners else ""
+    expected = f"expected some of {keys}" if keys else "it takes no keys of its own"
+    return f"unknown key for {{{JUDGMENTS}.source}} = {source}{where}: {expected}"
 
 
 def _params_table(values: Mapping[str, Given], origins: Origins) -> Table | None:
@@ -158,6 +198,7 @@ def build(
         "own_connection": layer.own_connection,
     }
     exp = _with_arms(Experiment(name=name, **own, **parts), layer, origins)
+    exp = _with_source(exp, values, origins)
     check(exp, set(values), origins)
     exp = _with_params(exp, values, origins)
     return dataclasses.replace(exp, user_mapping=user_mapping(exp, origins))

@@ -182,7 +182,37 @@ def _connection(exp: Experiment, given: set[str], origins: Origins) -> None:
         raise origins.fail("connection", str(exc)) from None
 
 
-CHECKS: tuple[Check, ...] = (_arms, _data, _search, _sweep, _rerank, _vectors, _mapping, _connection)
+def _judgments(exp: Experiment, given: set[str], origins: Origins) -> None:
+    source = exp.judgments.spec
+    if not source.labels and "judgments.mode" in given:
+        raise origins.fail(
+            "judgments.mode",
+            "says how a source's labels meet the dataset's: expected a {judgments.source} that brings "
+            f"labels, found {source.name} (the dataset's own judgments)",
+        )
+    if source.after_search and exp.sweep.tune_on is not None:
+        raise origins.fail(
+            "judgments.source",
+            f"{source.name} labels the arms' results after they are searched and tuned: expected no "
+            "{sweep.tune_on} with it (held-out tuning chooses on judgments that exist before the search)",
+        )
+    names = set(arm_names(exp))
+    unknown = [a for a in source.named_arms if a.split("+")[0].split(">")[0] not in names]
+    if unknown:
+        raise origins.fail("judgments.arms", f"expected arms among {sorted(names)}, found {unknown}")
+
+
+CHECKS: tuple[Check, ...] = (
+    _arms,
+    _data,
+    _search,
+    _sweep,
+    _rerank,
+    _vectors,
+    _mapping,
+    _connection,
+    _judgments,
+)
 
 
 def check(exp: Experiment, given: set[str], origins: Origins) -> None:

@@ -179,6 +179,9 @@ def identity(exp: Experiment) -> dict[str, Any]:
         data["user_mapping"] = exp.user_mapping.identity()
     if exp.arms:
         data["experiment"] = arms_identity(exp)
+    source = exp.judgments
+    if source.spec.labels:  # absent for the dataset's own judgments, so that those runs keep their hash
+        data["judgments"] = {"source": source.source, "mode": source.mode, **source.spec.identity()}
     return data
 
 

@@ -16,6 +16,8 @@ from typing import Any
 from harness._search import SearchOptions
 from harness.ann import DEFAULT_CANDIDATES
 from harness.eval import DEFAULT_MEASURES, STAT_TESTS
+from harness.judgment_sources import DEFAULT_SOURCE, SOURCES, Source
+from harness.judgments import DEFAULT_MODE, MODES
 from harness.load import MAX_CLIENTS, LoadOptions
 from harness.rerank import DEFAULT_DEPTH as RERANK_DEPTH
 from harness.sinks import SINKS
@@ -34,9 +36,8 @@ MAX_DEPTH = 1000
 MAX_CANDIDATES = 10_000
 #: the records value that turns every sink off
 NO_RECORDS = "none"
-#: where judgments come from: the dataset's qrels, or the data table's qrels file (an LLM judge or click
-#: logs register here later)
-JUDGMENT_SOURCES: dict[str, str] = {"files": "the dataset's qrels, or data.qrels"}
+#: where judgments come from, and what each source is (:data:`harness.judgment_sources.SOURCES`)
+JUDGMENT_SOURCES: dict[str, str] = {name: kind.doc for name, kind in SOURCES.items()}
 
 _SEARCH = SearchOptions()
 _LOAD = LoadOptions(iterations=1)  # (iterations: so that duration keeps its "not given")
@@ -269,9 +270,16 @@ class OutputTable:
 
 @dataclass(frozen=True, slots=True)
 class JudgmentsTable:
-    """Where the judgments come from (today: files; see :data:`JUDGMENT_SOURCES`)."""
+    """Where the judgments come from (files, clicks or judge) and how the source's labels meet the dataset's;
+    every other ``judgments.*`` key is the chosen source's own (docs/judgments.md lists them), read once by the
+    builder into ``spec``."""
 
-    source: str = key("files", choices=lambda: JUDGMENT_SOURCES, doc="where the judgments come from")
+    source: str = key(DEFAULT_SOURCE, choices=lambda: SOURCES, doc=" | ".join(SOURCES))
+    mode: str = key(
+        DEFAULT_MODE, choices=lambda: MODES, doc="the source's labels with the dataset's: merge|fill|replace"
+    )
+    #: (not a key) the source, built from its keys
+    spec: Source = field(default_factory=SOURCES[DEFAULT_SOURCE])
 
 
 #: the experiment's tables by their key (``search`` -> ``search.depth``, ...), in the order of the docs

@@ -3,7 +3,7 @@
 ``print_results(results, console)`` prints, for every arm (of every dataset): nDCG@10 with its 95%
 bootstrap interval, one recall figure (recall@100, the depth a first stage hands on), the mark of
 a significant paired test, and the ANN recall where an arm searched vectors; then ONE line naming the
-significant pairs. ``wide=True`` prints every table instead (arms with all measures and timings, load
+significant pairs (and, for a dataset scored with other judgments than its own, one line saying which). ``wide=True`` prints every table instead (arms with all measures and timings, load
 phase, ANN sweep, paired tests, agreement), as ``harness report`` does; ``report.md`` keeps them all.
 """
 
@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.eval import Comparison
+from harness.inspect._judgments import judgments_line
 from harness.inspect._perf_tables import dataset_tables
 from harness.inspect._table import SIG_MARK, Cell, Column, Table, print_table
 from harness.inspect._tables import CI_MEASURE, fmt
@@ -148,6 +149,9 @@ def print_results(
     line = significance_line(results)
     if line is not None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
+    for name, ds in results.datasets.items():  # figures scored with other judgments than the dataset's say so
+        if ds.judgments is not None:
+            console.print(f"{name}: {judgments_line(ds)}", markup=False, highlight=False, soft_wrap=True)
     where = str(run_dir) if run_dir is not None else "RUN_DIR"
     console.print(
         f"every table (all measures, timings, tests, agreement): harness report {where}, or its report.md",

@@ -30,6 +30,25 @@ class JudgeResult:
     provenance: JudgeProvenance
     qrels: Path
 
+    def lines(self) -> list[str]:
+        """What the judging did: pairs labelled, parse failures, calls and cache hits, the file, the agreement."""
+        run, prov = self.run, self.provenance
+        per_judge = ", ".join(f"{j.id}: {run.parse_failures(i)}" for i, j in enumerate(run.spec.judges))
+        truncated = sum(1 for j in run.judged if j.truncated)
+        lines = [
+            f"judged {len(run.judged):,} pairs with {prov.id}: {prov.labelled:,} labelled, {run.unlabelled:,} with "
+            f"no label on the scale; parse failures {per_judge}; {len(run.skipped)} skipped (no document text); "
+            f"{truncated:,} documents truncated",
+        ]
+        for jid, s in run.stats.items():
+            lines.append(
+                f"{jid}: calls made {s.calls:,} (answers from the cache: {s.cache_hits:,}, retries: {s.retries}); "
+                f"tokens in {s.prompt_tokens:,}, out {s.completion_tokens:,}"
+            )
+        lines.append(f"wrote {self.qrels} (+ .judge.json provenance, answers.jsonl beside it)")
+        lines.append(f"agreement: {prov.agreement_text()}")
+        return lines
+
 
 def default_output(spec: JudgeSpec, pairs: PairSet) -> Path:
     """``RUN_DIR/judged/<model>-<sha8 of the judge id>`` (or ``./judged/...`` for a pairs file)."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness._errors import SettingError
 from harness.expand import GenerationSettings
 from harness.judge._client import JUDGE_SETTINGS, Endpoint, endpoint
 from harness.judge._combine import COMBINERS, combiner
@@ -125,7 +126,8 @@ class JudgeOptions:
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any], source: str) -> JudgeOptions:
-        """The options of a TOML table (``source`` names it: ``exp.toml: [judgments]``)."""
+        """The options of a TOML table (``source`` names it: ``exp.toml: [judgments]``); a value refused raises
+        :class:`~harness._errors.SettingError`, which knows its key."""
         known = {f.name: f for f in dataclasses.fields(cls)}
         unknown = sorted(set(table) - set(known))
         if unknown:
@@ -204,11 +206,11 @@ def _table_value(name: str, value: Any, where: str) -> Any:
     kinds = _TYPES.get(name, (str,))
     ok = not isinstance(value, bool) and isinstance(value, kinds)  # (kept apart: no narrowing of value)
     if not ok:
-        raise ConfigError(f"{where}: expected {' or '.join(k.__name__ for k in kinds)}, found {value!r}")
+        raise SettingError(name, f"expected {' or '.join(k.__name__ for k in kinds)}, found {value!r}", where)
     if name in _LISTS:
         items = [value] if isinstance(value, str) else value
         if not all(isinstance(v, str) for v in items):
-            raise ConfigError(f"{where}: expected a list of strings, found {value!r}")
+            raise SettingError(name, f"expected a list of strings, found {value!r}", where)
         return tuple(items)
     if name == "cache_dir":
         return Path(value)

@@ -6,8 +6,11 @@
 * :func:`rescore` (``harness rescore``): the run scored again from its TREC files with the
   judgments of a file (read by ``indexer.read_judgments``: TREC, TSV/CSV, Quepid, RRE),
   written to a new run directory.
+* :func:`merge_judgments` / :func:`judgments_used` (``MODES``: merge, fill, replace): how another source's
+  judgments meet a dataset's, for ``rescore`` and for an experiment's ``[judgments]`` source alike.
 """
 
+from harness.judgments._apply import DEFAULT_MODE, MODES, Merged, judgments_used, merge_judgments
 from harness.judgments._pool import (
     POOL_WRITERS,
     DatasetPool,
@@ -17,23 +20,29 @@ from harness.judgments._pool import (
     pool_rankings,
     write_pool,
 )
-from harness.judgments._rescore import MODES, RescoreRequest, default_out, rescore
-from harness.judgments._rundata import RunData, qrels_path
+from harness.judgments._rescore import RescoreRequest, default_out, rescore
+from harness.judgments._rundata import QRELS_FOLDER, RunData, qrels_path, qrels_text
 from harness.judgments._tables import pool_table, rescore_table
 
 __all__ = [
+    "DEFAULT_MODE",
     "MODES",
     "POOL_WRITERS",
+    "QRELS_FOLDER",
     "DatasetPool",
+    "Merged",
     "PoolEntry",
     "RescoreRequest",
     "RunData",
     "default_out",
+    "judgments_used",
+    "merge_judgments",
     "pool_dataset",
     "pool_folder",
     "pool_rankings",
     "pool_table",
     "qrels_path",
+    "qrels_text",
     "rescore",
     "rescore_table",
     "write_pool",

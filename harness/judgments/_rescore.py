@@ -32,10 +32,12 @@ from harness.eval import (
     holm,
 )
 from harness.inspect import render_markdown
+from harness.judgments._apply import DEFAULT_MODE, MODES, judgments_used, merge_judgments
 from harness.judgments._rundata import QRELS_FOLDER, RunData, qrels_path, qrels_text
 from harness.results import (
     OVERLAP_FILE,
     PER_QUERY_FILE,
+    REPORT_FILE,
     RESULTS_FILE,
     RUNS_FOLDER,
     DatasetResult,
@@ -49,8 +51,8 @@ from harness.results import (
     load_per_query,
     load_provenance,
     rank_run,
+    scores_and_intervals,
 )
-from harness.run import REPORT_FILE, scores_and_intervals, write_manifest
 from indexer import (
     ConfigError,
     Dataset,
@@ -61,8 +63,6 @@ from indexer import (
     write_text_atomic,
 )
 
-#: how a file's judgments meet the run's: the file's grade wins (merge), the run's does (fill), or the file's alone
-MODES = ("merge", "fill", "replace")
 RESCORED_FOLDER = "rescored"
 
 
@@ -72,7 +72,7 @@ class RescoreRequest:
     qrels: Path
     format: str | None = None
     dataset: str | None = None
-    mode: str = "merge"
+    mode: str = DEFAULT_MODE
     out: Path | None = None
     data_path: Path | None = None
 
@@ -104,23 +104,6 @@ def _check_out(out: Path, run_dir: Path, judgments: Judgments) -> None:
             f"{out} already holds another run's results: expected a new directory (or the same re-score again); "
             "choose another --output"
         )
-
-
-def _merge(
-    base: dict[str, dict[str, int]], extra: dict[str, dict[str, int]], mode: str
-) -> tuple[dict[str, dict[str, int]], int, int]:
-    """The judgments to score with, and how many pairs ``extra`` added and changed."""
-    merged = {q: dict(d) for q, d in base.items()} if mode != "replace" else {}
-    added = changed = 0
-    for qid, docs in extra.items():
-        for doc, grade in docs.items():
-            before = base.get(qid, {}).get(doc)
-            added += before is None
-            if mode == "fill" and before is not None:
-                continue
-            changed += before is not None and before != grade
-            merged.setdefault(qid, {})[doc] = grade
-    return merged, added, changed
 
 
 def _measures(manifest: Manifest) -> tuple[str, ...]:
@@ -184,25 +167,11 @@ def _significance(
     return {n: tuple(c for c in fixed if c.dataset == n) for n in results.datasets}
 
 
-_MODE_TEXT = {
-    "merge": "{own} merged with {file} (its grade wins where both judge a pair)",
-    "fill": "{own}, with {file} where they judge nothing",
-    "replace": "{file} alone",
-}
-
-
 def _used(
     before: JudgmentsUsed | None, judgments: Judgments, mode: str, judge: JudgeProvenance | None
 ) -> JudgmentsUsed:
     """What the re-scored figures were scored with: the run's judgments and the file's, as ``mode`` met them."""
-    own = before.label if before is not None else "the dataset's own judgments"
-    name = f"{Path(judgments.path).name} ({judgments.sha256[:8]})"
-    file = f"{name}: labels of judge {judge.id}" if judge is not None else name
-    kept = before.files if before is not None and mode != "replace" else ()
-    if judge is None and mode != "replace" and before is not None:
-        judge = before.judge  # labels of an earlier judge stay among the judgments
-    label = _MODE_TEXT[mode].format(own=own, file=file)
-    return JudgmentsUsed(label, mode, (*kept, name), judge)
+    return judgments_used(before, f"{Path(judgments.path).name} ({judgments.sha256[:8]})", mode, judge)
 
 
 def _applied(
@@ -210,8 +179,8 @@ def _applied(
 ) -> tuple[Dataset, JudgmentsApplied, JudgeProvenance | None]:
     mapped = judgments.qrels(ds.queries)
     judge = load_provenance(Path(judgments.path), judgments.sha256)
-    merged, added, changed = _merge(ds.qrels, mapped.qrels, mode)
-    if not merged:
+    merged = merge_judgments(ds.qrels, mapped.qrels, mode)
+    if not merged.qrels:
         raise ConfigError(
             f"{judgments.path} judges none of the {len(ds.queries)} queries of {name}: nothing to score"
         )
@@ -221,14 +190,14 @@ def _applied(
         format=judgments.format,
         sha256=judgments.sha256,
         judgments=mapped.judgments,
-        added=added,
-        changed=changed,
+        added=merged.added,
+        changed=merged.changed,
         unknown=len(mapped.unknown),
         ungraded=judgments.ungraded,
         qrels_file=str(qrels_path(Path("."), name)),
         judge=judge.id if judge is not None else None,
     )
-    return ds.with_qrels(merged), applied, judge
+    return ds.with_qrels(merged.qrels), applied, judge
 
 
 def rescore(req: RescoreRequest) -> tuple[Path, RunResults]:
@@ -292,4 +261,4 @@ def _write(
     write_jsonl_atomic(out / PER_QUERY_FILE, (r.to_json() for r in rows))
     results.save(out)
     write_text_atomic(out / REPORT_FILE, render_markdown(results))
-    write_manifest(out, results.manifest)
+    results.manifest.save(out)

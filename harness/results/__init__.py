@@ -47,7 +47,9 @@ from harness.results._metrics import (
     metric_from_json,
 )
 from harness.results._model import (
+    MANIFEST_FILE,
     READABLE_VERSIONS,
+    REPORT_FILE,
     RESULTS_FILE,
     SCHEMA_VERSION,
     ArmResult,
@@ -95,6 +97,7 @@ from harness.results._records import (
     load_records,
     record_id,
 )
+from harness.results._scores import scores_and_intervals
 from harness.results._trec import RUNS_FOLDER, Ranking, load_ranking, rank_run, trec_path
 from harness.results._tuning import HeldOutSweep, SweepFold, TuningChoices
 
@@ -112,11 +115,13 @@ __all__ = [
     "ANN_POINT",
     "LOAD_PERCENTILES",
     "LOAD_SAMPLE",
+    "MANIFEST_FILE",
     "METRICS_FILE",
     "OVERLAP_FILE",
     "PER_QUERY_FILE",
     "READABLE_VERSIONS",
     "RECORDS_FILE",
+    "REPORT_FILE",
     "RESULTS_FILE",
     "RUNS_FOLDER",
     "SCHEMA_RESOURCE",
@@ -179,6 +184,7 @@ __all__ = [
     "rank_run",
     "record_id",
     "schema",
+    "scores_and_intervals",
     "sidecar_path",
     "trec_path",
 ]

@@ -31,6 +31,9 @@ from indexer import Capabilities, write_json_atomic
 SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 RESULTS_FILE = "results.json"
+#: the run directory's manifest (written when the run starts, and last when it finishes) and its Markdown report
+MANIFEST_FILE = "manifest.json"
+REPORT_FILE = "report.md"
 PERCENTILES = (50, 95, 99)
 
 
@@ -294,6 +297,12 @@ class Manifest:
             raise RunError(f"{path}: expected a run manifest (JSON), could not read it: {exc}") from None
         manifest: Manifest = decode(cls, data, str(path))
         return manifest
+
+    def save(self, run_dir: Path) -> Path:
+        """``run_dir/manifest.json``, written atomically."""
+        path = Path(run_dir) / MANIFEST_FILE
+        write_json_atomic(path, self.to_json())
+        return path
 
     def facts(self) -> list[tuple[str, str]]:
         """The header facts of a report (what ran, with what, where), empty ones left out."""

@@ -17,7 +17,6 @@ from harness.eval import (
     Evaluation,
     Overlap,
     QueryOverlap,
-    bootstrap_ci,
     compare_arms,
     compare_overlap,
     rankings,
@@ -35,6 +34,7 @@ from harness.results import (
     RunResults,
     SweepFold,
     TuningChoices,
+    scores_and_intervals,
 )
 from harness.run._outcome import DatasetOutcome
 from harness.run._perf import performance_settings, with_performance
@@ -97,17 +97,6 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
         else None,
         analysis=plan.analysis or None,
     )
-
-
-def scores_and_intervals(
-    evaluation: Evaluation, seed: int
-) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
-    """Mean of every measure (6 decimals) and its 95% bootstrap interval, as results.json holds them."""
-    ci95 = {}
-    for key in evaluation.means:
-        ci = bootstrap_ci(list(evaluation.per_query[key].values()), seed=seed)
-        ci95[key] = (round(ci.low, 6), round(ci.high, 6))
-    return {k: round(v, 6) for k, v in evaluation.means.items()}, ci95
 
 
 def arm_result(
@@ -174,9 +163,10 @@ def dataset_result(outcome: DatasetOutcome, tests: Sequence[Comparison], seed: i
         mapping_hash=summary.mapping_hash if summary else None,
         fusion=outcome.fusion,
         timings=outcome.timings,
-        fingerprint=outcome.dataset.fingerprint.combined,
+        fingerprint=outcome.scored.fingerprint.combined,
         overlap=tuple(summary for summary, _ in arm_overlaps(outcome)),
         sweep=held_out_sweep(sweep, arms[sweep.arm], seed) if sweep is not None else None,
+        judgments=outcome.judged.used if outcome.judged is not None else None,
     )
 
 
@@ -190,12 +180,23 @@ def assemble(plan: RunPlan, outcomes: Sequence[DatasetOutcome], manifest: Manife
         finished=datetime.now(UTC).isoformat(),
         fusion_tuned={o.dataset.name: o.fusion for o in outcomes if exp.sweep.tune_on and o.fusion},
         tuning={o.dataset.name: tuning_choices(o.sweep, seed) for o in outcomes if o.sweep},
+        datasets=scored_datasets(manifest, outcomes),
         **performance_settings(exp, outcomes),
     )
     datasets = {
         o.dataset.name: with_performance(dataset_result(o, tests, seed), o.performance) for o in outcomes
     }
     return RunResults(datasets=datasets, manifest=finished)
+
+
+def scored_datasets(manifest: Manifest, outcomes: Sequence[DatasetOutcome]) -> dict[str, DatasetInfo]:
+    """The manifest's datasets, each fingerprint covering the judgments its arms were scored with (a source's:
+    click logs, a judge), as the results' fingerprint does."""
+    scored = {o.dataset.name: o.scored.fingerprint for o in outcomes if o.judged is not None}
+    return {
+        name: replace(info, fingerprint=asdict(scored[name])) if name in scored else info
+        for name, info in manifest.datasets.items()
+    }
 
 
 def tuning_choices(sweep: SweepOutcome, seed: int) -> TuningChoices:

@@ -19,10 +19,9 @@ from typing import Any
 
 from harness._errors import RunError
 from harness._search import ArmRun
-from harness.results import Manifest
+from harness.results import MANIFEST_FILE, Manifest
 from indexer import CapabilityMissing, ConfigError, DataError, read_json, slug, write_json_atomic
 
-MANIFEST_FILE = "manifest.json"
 ARMS_DIR = "arms"
 #: written by experiment runs before the manifest was written at the start of every run (read, never written)
 LEGACY_MARKER = "config.json"

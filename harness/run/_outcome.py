@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from harness._search import ArmRun
 from harness.eval import Evaluation, FusionSpec
+from harness.judgment_sources import Judged
 from harness.load import LoadRun
 from harness.results import AnnRecall, AnnSweep, ArmTarget, LoadResult
 from harness.run._plan import DatasetPlan
@@ -44,7 +45,14 @@ class DatasetOutcome:
     sweep: SweepOutcome | None = None  # what held-out tuning chose for the fused arms
     sum_fold_weights: tuple[Weights, ...] = ()  # kfold: the in-engine sum's weights per fold
     targets: dict[str, ArmTarget] = field(default_factory=dict)  # the experiment file's own arms
+    #: the judgments every arm was scored with, when a source made them (before the search, or after: a judge)
+    judged: Judged | None = None
 
     @property
     def dataset(self) -> Dataset:
         return self.plan.dataset
+
+    @property
+    def scored(self) -> Dataset:
+        """The dataset every arm was scored with (its judgments: the source's, else its own)."""
+        return self.judged.dataset if self.judged is not None else self.plan.dataset

@@ -1,9 +1,11 @@
-"""Plan: which datasets, which arms (by what the engine can do), which models, which run directory.
+"""Plan: which datasets, with which judgments, which arms (by what the engine can do), which models, which
+run directory.
 
 Planning loads and validates every dataset and expansion before anything is sent to the engine, so a
-typo in the last dataset fails in a second, not after an hour of indexing. The arms are a mode's built-in
-arms or the experiment file's own; either way each one is planned the same way (an expanded variant per
-expansion, a reranked arm per rerank). The config hash (the run directory's default name) covers
+typo in the last dataset fails in a second, not after an hour of indexing. A judgments source that needs
+nothing of the search (``judgments.source``: the dataset's own, a click log) judges each dataset here.
+The arms are a mode's built-in arms or the experiment file's own; either way each one is planned the
+same way (an expanded variant per expansion, a reranked arm per rerank). The config hash (the run directory's default name) covers
 everything that changes results: the experiment's identity, the data fingerprints, the engine and models.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from typing import Any
 from harness.eval import FusionSpec
 from harness.expand import Expansion, select_expansion
 from harness.experiment import Experiment, identity
+from harness.judgment_sources import BeforeSearch, Judged
 from harness.strategies import ARMS, MODES, Arm, FusedArm, RerankedArm, SearchArm, TemplateArm
 from indexer import (
     KNN,
@@ -33,16 +36,6 @@ from indexer import (
 )
 
 RERANK_SUFFIX = ">rerank"
-
-
-def _files(exp: Experiment, ds: Dataset) -> Dataset:
-    """The judgments the dataset (or ``data.qrels``) came with."""
-    return ds
-
-
-#: how each judgments source (``judgments.source``, :data:`harness.experiment.JUDGMENT_SOURCES`) judges a
-#: loaded dataset: today the files it came with; an LLM judge or click logs register here
-JUDGMENTS: dict[str, Callable[[Experiment, Dataset], Dataset]] = {"files": _files}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +75,13 @@ class PlannedArm:
 
 @dataclass(frozen=True, slots=True)
 class DatasetPlan:
+    """One dataset's plan: the dataset as its judgments source left it before the search (the one searched,
+    tuned and, unless a source judges after the search, scored), its expansion and its arms."""
+
     dataset: Dataset
     expansion: Expansion | None
     arms: tuple[PlannedArm, ...]
+    judged: Judged | None = None  # what the judgments source made before the search (None: nothing)
 
     @property
     def search_arms(self) -> list[PlannedArm]:
@@ -176,8 +173,7 @@ def needs_vectors(arms: Sequence[Arm]) -> bool:
 
 def load_datasets(exp: Experiment) -> list[Dataset]:
     if exp.data.queries is not None and exp.data.qrels is not None:
-        judged = judged_dataset(exp.datasets[0], exp.data.queries, exp.data.qrels)
-        return [JUDGMENTS[exp.judgments.source](exp, judged)]
+        return [judged_dataset(exp.datasets[0], exp.data.queries, exp.data.qrels)]
     specs = [s for d in exp.datasets for s in resolve_specs(d)]
     try:
         datasets = [load_dataset(s, split=exp.data.split, revision=exp.data.revision) for s in specs]
@@ -192,7 +188,14 @@ def load_datasets(exp: Experiment) -> list[Dataset]:
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise ConfigError(f"the same dataset was given twice: expected each dataset once, found {names}")
-    return [JUDGMENTS[exp.judgments.source](exp, ds) for ds in datasets]
+    return datasets
+
+
+def judged_datasets(exp: Experiment) -> list[Judged]:
+    """The datasets with the judgments the experiment's source makes before the search (``judgments.source``:
+    the dataset's own, a click log's; an LLM judge's come after the search)."""
+    ctx = BeforeSearch(exp.judgments.mode, exp.connection_settings)
+    return [exp.judgments.spec.before_search(ds, ctx) for ds in load_datasets(exp)]
 
 
 def rerank_inputs(exp: Experiment, arms: Sequence[Arm]) -> tuple[str, ...]:
@@ -207,7 +210,8 @@ def rerank_inputs(exp: Experiment, arms: Sequence[Arm]) -> tuple[str, ...]:
     return (next((a.name for a in arms if isinstance(a, FusedArm)), arms[0].name),)
 
 
-def _dataset_plan(ds: Dataset, arms: Sequence[Arm], exp: Experiment) -> DatasetPlan:
+def _dataset_plan(judged: Judged, arms: Sequence[Arm], exp: Experiment) -> DatasetPlan:
+    ds = judged.dataset
     expansion = select_expansion(ds, exp.expansion.method) if exp.expansion.method else None
     variants = [None, expansion] if expansion is not None else [None]
     planned = [PlannedArm(_variant(a.name, e), a, e) for e in variants for a in arms]
@@ -218,7 +222,7 @@ def _dataset_plan(ds: Dataset, arms: Sequence[Arm], exp: Experiment) -> DatasetP
                 f"expected the arm to rerank to be an arm of this run ({sorted(names)}), found {source!r}"
             )
         planned.append(PlannedArm(source + RERANK_SUFFIX, RerankedArm(source + RERANK_SUFFIX, source)))
-    return DatasetPlan(ds, expansion, tuple(planned))
+    return DatasetPlan(ds, expansion, tuple(planned), judged if judged.used is not None else None)
 
 
 def plan_identity(
@@ -267,7 +271,7 @@ def plan_run(
     """Load the data and decide the arms; ``models``: the embedding model of each arm that embeds queries
     (``""``: the built-in arms' model), ``reranker`` the reranker's identity, ``analysis`` the indices' chain."""
     arms, notices = experiment_arms(exp, caps)
-    plans = tuple(_dataset_plan(ds, arms, exp) for ds in load_datasets(exp))
+    plans = tuple(_dataset_plan(judged, arms, exp) for judged in judged_datasets(exp))
     ident = plan_identity(exp, plans, caps, models, reranker, analysis)
     config_hash = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:10]
     stem = f"-{exp.source.stem}" if exp.source is not None and exp.mode is None else ""

@@ -12,9 +12,11 @@ from pathlib import Path
 
 from harness.eval import sort_run
 from harness.inspect import RecordContext, build_records, render_markdown
+from harness.judgments import qrels_path, qrels_text
 from harness.results import (
     OVERLAP_FILE,
     PER_QUERY_FILE,
+    REPORT_FILE,
     EvalRecord,
     Manifest,
     PairScores,
@@ -23,12 +25,9 @@ from harness.results import (
     trec_path,
 )
 from harness.run._assemble import arm_overlaps
-from harness.run._checkpoints import MANIFEST_FILE
 from harness.run._outcome import DatasetOutcome
 from harness.sinks import SINKS, SinkTarget
 from indexer import Backend, write_json_atomic, write_jsonl_atomic, write_text_atomic
-
-REPORT_FILE = "report.md"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +51,19 @@ def write_trec_files(pub: Publication) -> None:
         for arm, res in o.runs.items():
             path = trec_path(pub.run_dir, o.dataset.name, arm)
             write_text_atomic(path, "".join(trec_lines(res.run, f"r2med-{arm}")))
+
+
+def write_judgments(pub: Publication) -> None:
+    """``qrels/<dataset>.qrels``: the judgments a source made (click logs, a judge) as every arm was scored with
+    them (so that ``harness pool``, ``judge`` and ``rescore`` read the run with them), and what the source
+    keeps beside them (``.json``: a click model's counts and agreement)."""
+    for o in pub.outcomes:
+        if o.judged is None:
+            continue
+        path = qrels_path(pub.run_dir, o.dataset.name)
+        write_text_atomic(path, qrels_text(o.scored.qrels))
+        if o.judged.beside is not None:
+            write_json_atomic(path.with_name(path.name + ".json"), dict(o.judged.beside))
 
 
 def write_per_query(pub: Publication) -> None:
@@ -91,6 +103,7 @@ def write_report(pub: Publication) -> None:
 #: run-directory artifacts, in writing order
 WRITERS: dict[str, Callable[[Publication], None]] = {
     "trec": write_trec_files,
+    "judgments": write_judgments,
     "per_query": write_per_query,
     "overlap": write_overlap,
     "results": write_results,
@@ -99,7 +112,7 @@ WRITERS: dict[str, Callable[[Publication], None]] = {
 
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> None:
-    write_json_atomic(run_dir / MANIFEST_FILE, manifest.to_json())
+    manifest.save(run_dir)
 
 
 def doc_lookup(backend: Backend, index: str) -> Callable[[Sequence[str]], dict[str, tuple[str, str]]]:
@@ -129,7 +142,7 @@ def records_of(pub: Publication, outcome: DatasetOutcome, backend: Backend) -> I
             timestamp=manifest.finished or manifest.created,
             dataset=outcome.dataset.name,
             queries=outcome.dataset.queries,
-            qrels=outcome.dataset.qrels,
+            qrels=outcome.scored.qrels,
             runs={arm: res.run for arm, res in outcome.runs.items()},
             per_query={arm: ev.per_query for arm, ev in outcome.evaluations.items()},
             doc_lookup=doc_lookup(backend, outcome.index),

@@ -79,6 +79,9 @@ def _plan(
     plan = plan_run(exp, caps, models, reranker.identity if reranker else None, analysis=analysis)
     for notice in plan.notices:
         console.print(f"notice: {notice}", style="dim", highlight=False)
+    for dsplan in plan.datasets:  # what a judgments source made before the search (a click model's judgments)
+        for line in dsplan.judged.notes if dsplan.judged is not None else ():
+            console.print(f"{dsplan.dataset.name}: {line}", highlight=False, soft_wrap=True)
     costs = Console(stderr=True, soft_wrap=True)  # said on stderr, before any work
     for dsplan in plan.datasets:
         task = sweep_task(exp, dsplan)

@@ -5,7 +5,8 @@ weights    the in-engine sum's weights (the fusion's, or chosen on a train split
 search     every engine arm (checkpointed); k-fold: the sum's folds, each with its own weights
 fuse       the fused arms; the swept one (and its expanded variants) held out by its sweep
 rerank     the reranked arms
-score      every arm against the dataset's judgments
+judge      a judgments source that needs the arms' results (an LLM judge over their pooled top-k), once
+score      every arm against the dataset's judgments (or the source's, as judgments.mode met them)
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness._search import ArmRun
-from harness.eval import evaluate
+from harness.eval import evaluate, rankings
+from harness.judgment_sources import AfterSearch
 from harness.results import ArmTarget
 from harness.run._execute import Executor
 from harness.run._outcome import DatasetOutcome
@@ -73,6 +75,28 @@ def _rerank(executor: Executor, dsplan: DatasetPlan, outcome: DatasetOutcome) ->
         outcome.runs[arm.name] = executor.rerank(ds, arm, outcome.runs[arm.spec.input], folder)
 
 
+def _judge(executor: Executor, dsplan: DatasetPlan, outcome: DatasetOutcome) -> None:
+    """The labels of an after-search judgments source (an LLM judge) for every arm's results: judged once,
+    after every arm has its run and before any is scored (its answers cached as they arrive: a rerun makes
+    no call it made before)."""
+    exp = executor.exp
+    source = exp.judgments.spec
+    if not source.after_search:
+        return
+    ctx = AfterSearch(
+        exp.judgments.mode,
+        executor.plan.run_dir,
+        outcome.index,
+        executor.clusters.main,
+        executor.console,
+        exp.progress,
+    )
+    ranked = {name: rankings(res.run) for name, res in outcome.runs.items()}
+    outcome.judged = source.judge(dsplan.dataset, ranked, ctx)
+    for line in outcome.judged.notes:
+        executor.console.print(f"{dsplan.dataset.name}: {line}", highlight=False, soft_wrap=True)
+
+
 def _report_missing(executor: Executor, outcome: DatasetOutcome) -> None:
     for name, target in outcome.targets.items():
         if target.missing_judged:
@@ -97,10 +121,10 @@ def run_dataset(executor: Executor, dsplan: DatasetPlan) -> DatasetOutcome:
     _rerank(executor, dsplan, outcome)
     runs: dict[str, ArmRun] = {arm.name: outcome.runs[arm.name] for arm in dsplan.arms}
     outcome.runs = runs
-    measures = executor.exp.stats.measures
-    outcome.evaluations = {
-        name: evaluate(dsplan.dataset.qrels, res.run, measures) for name, res in runs.items()
-    }
+    outcome.judged = dsplan.judged
+    _judge(executor, dsplan, outcome)
+    measures, qrels = executor.exp.stats.measures, outcome.scored.qrels
+    outcome.evaluations = {name: evaluate(qrels, res.run, measures) for name, res in runs.items()}
     outcome.targets = {name: t for name, t in outcome.targets.items() if name in runs}
     _report_missing(executor, outcome)
     if executor.checkpoints.reused > reused:
