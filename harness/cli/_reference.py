@@ -26,7 +26,7 @@ from rich.text import Text
 
 from harness.cli._experiment import FLAGS
 from harness.cli._options import REMOVED_IN, deprecated_of
-from harness.experiment import KEYS, TABLES, Experiment
+from harness.experiment import KEYS, TABLES, Experiment, describe_keys
 from indexer import DEFAULT_KEY_ENV, ENGINES, ENV_HELP, ENV_VARS
 
 #: the docs folder of this checkout (the generator is a development tool: it runs from a checkout)
@@ -304,7 +304,21 @@ def experiment_keys_page() -> str:
     ]
     for prefix, table in TABLES.items():
         lines += [f"## [{prefix}]", "", _docstring(table), "", *_key_table(prefix, table)]
-    return "\n".join(lines).rstrip() + "\n"
+    return "\n".join([*lines, *_source_keys()]).rstrip() + "\n"
+
+
+def _source_keys() -> list[str]:
+    """The judgments sources' own keys (``judgments.llm``, ...), which the chosen source reads."""
+    own = [(k, d, doc) for k, d, doc in describe_keys() if k.startswith("judgments.") and "(source " in doc]
+    rows = [f"| `{k}` | {_md(doc)} | {'`' + d + '`' if d else ''} |" for k, d, doc in own]
+    return [
+        "",
+        "### The sources' own keys",
+        "",
+        "| key | what (and which source reads it) | default |",
+        "| --- | --- | --- |",
+        *rows,
+    ]
 
 
 def _code_or_text(text: str) -> str:
