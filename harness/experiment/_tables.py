@@ -86,7 +86,9 @@ class Between:
         ok = all((v > self.low if self.above else v >= self.low) and v <= self.high for v in items)
         if ok:
             return None
-        return f"expected {'more than ' if self.above else ''}{self.low:g}..{self.high:g}, found {value!r}"
+        if self.above:
+            return f"expected more than {self.low:g} and at most {self.high:g}, found {value!r}"
+        return f"expected {self.low:g}..{self.high:g}, found {value!r}"
 
     def __str__(self) -> str:
         return f"above {self.low:g}, up to {self.high:g}" if self.above else f"{self.low:g} to {self.high:g}"

@@ -228,24 +228,24 @@ CASES = [
         ("expected a k-NN engine in ['lucene', 'faiss', 'nmslib'], found 'annoy'",),
     ),
     # run flags
-    Case("depth-too-small", lambda c: _run(c.good, c.url, "--depth", "5"), ("--depth between 10 and 1000, found 5",)),
+    Case("depth-too-small", lambda c: _run(c.good, c.url, "--depth", "5"), ("--depth 5: expected 10..1000, found 5",)),
     Case(
         "depth-too-large",
         lambda c: _run(c.good, c.url, "--depth", "5000"),
-        ("--depth between 10 and 1000, found 5000",),
+        ("--depth 5000: expected 10..1000, found 5000",),
     ),
     Case(
         "batch-size-zero",
         lambda c: _run(c.good, c.url, "--batch-size", "0"),
-        ("msearch batch size between 1 and 1000, found 0",),
+        ("--batch-size 0: expected 1..1000, found 0",),
     ),
     Case(
         "num-candidates-below-depth",
         lambda c: _run(c.good, c.url, "--num-candidates", "5"),
-        ("--num-candidates between depth (100) and 10000, found 5",),
+        ("--num-candidates 5: expected between depth (100) and 10000, found 5",),
     ),
-    Case("timeout-zero", lambda c: _run(c.good, c.url, "--timeout", "0"), ("positive --timeout, found 0",)),
-    Case("unknown-mode", lambda c: ["run", "fuzzy", "--dataset", str(c.good)], ("expected a mode in ['lexical', 'vector', 'hybrid']", "'fuzzy'")),
+    Case("timeout-zero", lambda c: _run(c.good, c.url, "--timeout", "0"), ("--timeout 0: expected more than 0 and at most 3600, found 0.0",)),
+    Case("unknown-mode", lambda c: ["run", "fuzzy", "--dataset", str(c.good)], ("MODE fuzzy: expected one of lexical, vector, hybrid, found 'fuzzy'",)),
     Case(
         "unknown-fusion",
         lambda c: ["run", "hybrid", "--dataset", str(c.good), "--fusion", "magic", "--url", c.url],
@@ -254,7 +254,7 @@ CASES = [
     Case(
         "tune-on-without-hybrid",
         lambda c: _run(c.good, c.url, "--tune-on", "train"),
-        ("--tune-on tunes fusion weights, so it needs the hybrid mode",),
+        ("--tune-on train: tunes fusion weights, so it needs the hybrid mode",),
     ),
     Case(
         "expansion-absent",
