@@ -91,7 +91,9 @@ def test_candidates_follow_the_cpu_flags() -> None:
         assert amx["openvino/bf16"] == (allowed_by_rule(MEASURED_MODEL, "openvino/bf16", "bf16") or "")
     else:  # flags that claim AMX on a CPU without it: the runtime's own answer decides
         assert amx["openvino/bf16"] == f"openvino offers {', '.join(offered)} here"
-    other_model = {c.numerics: w for c, w in plan_candidates("local/x", NO_AMX | {"amx_bf16"})}["openvino/bf16"]
+    other_model = {c.numerics: w for c, w in plan_candidates("local/x", NO_AMX | {"amx_bf16"})}[
+        "openvino/bf16"
+    ]
     assert ("not measured" if "bf16" in offered else "offers fp32 here") in other_model
     assert plan_candidates(MEASURED_MODEL, frozenset())[-1][1].startswith("not native")  # e.g. an ARM CPU
 
