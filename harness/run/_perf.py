@@ -189,7 +189,8 @@ def measure(
             qids = [q.qid for q in inputs[name]]
             vectors = np.asarray([q.vector for q in inputs[name]], dtype=np.float32)
             perf.ann[name] = ann_recall(outcome.runs[name].run, qids, vectors, docs, (10, exp.search.depth))
-            say(f"{outcome.dataset.name} {name}: ANN recall {perf.ann[name].recall}")
+            shown = ", ".join(f"{k} {v:.4f}" for k, v in perf.ann[name].recall.items())
+            say(f"{outcome.dataset.name} {name}: ANN recall against exact neighbours: {shown}")
     load = exp.load_options
     if load is not None:
         for name, (op, note) in _operations(
