@@ -15,15 +15,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from indexer import (
-    Backend,
-    ConnectionSettings,
-    EngineConfig,
-    ManagedNode,
-    connect,
-    default_cache_dir,
-    default_state_dir,
-)
+from base import default_cache_dir, default_state_dir
+from indexer import Backend, ConnectionSettings, EngineConfig, ManagedNode, connect
 from indexer.node.flavours import get_engine
 
 #: name of the managed node the benchmarks start when ES_URL is not set

@@ -16,8 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from base import slug
 from harness.results import RunResults
-from indexer import slug
 
 
 @dataclass(frozen=True, slots=True)

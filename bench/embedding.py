@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from _common import Row, median, print_summary
 
-from indexer import progress as show_progress
+from base import progress as show_progress
 from indexer.embed import (
     NDCG_TOLERANCE,
     CachedEmbedder,

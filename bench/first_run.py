@@ -19,7 +19,7 @@ runs before the clone has a virtualenv). What it does:
 Where the figures come from: the phases of ``scripts/setup`` (system packages, python packages, the
 Elasticsearch distribution) and of ``harness run`` (model load, embed, bulk, search, score, write, ...)
 are what those commands report in the timing log (``R2MED_TIMING_LOG``: ``scripts/_tools`` ``timed``
-for setup, :mod:`indexer._phases` for the run); ``engine start`` is the wall time of that command.
+for setup, :mod:`base._phases` for the run); ``engine start`` is the wall time of that command.
 ``run: other`` is the run's wall time less its reported phases (start-up, imports, connecting, planning,
 verifying the index, ANN recall). Debian packages cannot be made cold on a shared machine: the
 ``system packages`` phase is warm when they are installed, and says so.

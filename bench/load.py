@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from _common import Row, free_port, print_summary
 
+from base import default_cache_dir, default_state_dir
 from harness.load import LoadOptions, SearchOperation, run_load, summarize
 from harness.results import LoadResult
 from indexer import (
@@ -54,8 +55,6 @@ from indexer import (
     VectorSpec,
     build_encoder,
     connect,
-    default_cache_dir,
-    default_state_dir,
     document_text,
     load_dataset,
     resolve_model,

@@ -13,9 +13,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
+from base import ConfigError
 from harness.eval import OVERLAP_K, RBO_P, Comparison, Overlap, Rankings, compare_arms, compare_overlap
 from harness.results import RESULTS_FILE, RunResults, load_per_query, load_ranking, trec_path
-from indexer import ConfigError
 
 
 def _check_fingerprints(runs: list[tuple[Path, RunResults]]) -> None:

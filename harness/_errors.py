@@ -1,8 +1,8 @@
-"""The harness's branch of the exception tree (rooted at :class:`indexer.HarnessError`)."""
+"""The harness's branch of the exception tree (rooted at :class:`base.HarnessError`)."""
 
 from __future__ import annotations
 
-from indexer import ConfigError, EndpointError, HarnessError
+from base import ConfigError, EndpointError, HarnessError
 
 
 class RunError(HarnessError):

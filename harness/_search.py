@@ -3,7 +3,7 @@
 Every request is a list of ``(arm, qid, body)``; hits become runs
 ``{qid: {docid: score}}``. A query whose search returns nothing gets an empty
 ranking (scored 0 later), never dropped. Whole requests failing with 429/5xx
-or connection errors are retried with backoff (the shared :class:`~indexer.Retry`
+or connection errors are retried with backoff (the shared :class:`~base.Retry`
 decides, from the backend's typed errors); single searches rejected with 429/5xx
 are retried alone; anything else stops the run with a clear error.
 """
@@ -16,16 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from base import ConfigError, EngineUnavailable, RequestFailed, Retry, timed
 from harness._errors import RunError
-from indexer import (
-    Backend,
-    ConfigError,
-    EngineUnavailable,
-    RequestFailed,
-    Retry,
-    SearchResult,
-    timed,
-)
+from indexer import Backend, SearchResult
 
 RETRYABLE = RequestFailed.RETRYABLE_STATUS
 CLAUSE_HINT = (

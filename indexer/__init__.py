@@ -1,35 +1,18 @@
-"""indexer: everything that puts data into the engine (Elasticsearch or OpenSearch).
+"""indexer: everything that puts data into the engine (Elasticsearch or OpenSearch), and the engine itself.
 
 The public surface is exactly what ``harness`` uses (tests/test_layering.py checks both ways):
 connection settings and clients, the backend seam (``indexer.backends``), the node the harness runs
 (``indexer.node``: a local process or a Docker container, and the engine flavours), datasets,
-embeddings, index building and administration, the exception tree, and the helpers every layer
-shares (one retry policy, one progress display, atomic writes, one SQLite store under the on-disk
-caches, one ``slug``). OpenAI-compatible endpoints (where, the key held as a ``Secret``, retries)
-live here too, so the embedding layer and the harness's chat client (``harness/llm``) share them.
-Everything else is private, behind leading underscores, or reached through a subpackage's own
-``__all__`` (``indexer.backends``, ``indexer.data``, ``indexer.embed``, ``indexer.node``). This
-package never imports ``harness``.
+embeddings, and index building and administration. What every layer shares (the exception tree, the
+environment, paths, atomic writes, progress, retry, the store, ``slug``, OpenAI-compatible endpoints)
+is the ``base`` package below this one. Everything else is private, behind leading underscores, or
+reached through a subpackage's own ``__all__`` (``indexer.backends``, ``indexer.data``,
+``indexer.embed``, ``indexer.node``). This package never imports ``harness``.
 """
 
 from indexer._admin import delete_indices, list_indices, resolve_deletion
-from indexer._atomic import read_json, write_json_atomic, write_jsonl_atomic, write_text_atomic
 from indexer._build import IndexOptions, IndexSummary, build_index
 from indexer._connection import ConnectionSettings
-from indexer._env import ENV_HELP, ENV_VARS, from_env
-from indexer._exceptions import (
-    BulkIndexError,
-    CapabilityMissing,
-    ConfigError,
-    ConnectionFailed,
-    DataError,
-    EmbeddingError,
-    EndpointError,
-    EngineUnavailable,
-    HarnessError,
-    IndexingError,
-    RequestFailed,
-)
 from indexer._layout import (
     ANALYSIS_CHAINS,
     BM25_FIELDS,
@@ -38,15 +21,8 @@ from indexer._layout import (
     VECTOR_INDEX_TYPES,
     VectorOptions,
     choose_analysis,
-    slug,
 )
-from indexer._openai_api import DEFAULT_KEY_ENV, Endpoint, RetryCounter, explain, is_fatal, with_retries
-from indexer._paths import default_cache_dir, default_state_dir
-from indexer._phases import record_startup, timed
-from indexer._progress import progress, quiet
-from indexer._retry import Retry
 from indexer._stack import stack_login
-from indexer._store import SqliteStore
 from indexer._user_mapping import FieldMapError, UserMapping, load_user_mapping
 from indexer.backends import (
     HYBRID_QUERY,
@@ -129,11 +105,8 @@ __all__ = [
     "CLICK",
     "DEFAULT_DOCKER_IMAGE",
     "DEFAULT_EMBED_BACKEND",
-    "DEFAULT_KEY_ENV",
     "DEFAULT_MODEL",
     "ENGINES",
-    "ENV_HELP",
-    "ENV_VARS",
     "EVENTS_INDEX",
     "EXPANSION_FILE",
     "HYBRID_QUERY",
@@ -148,42 +121,27 @@ __all__ = [
     "TRUST_FLAG",
     "VECTOR_INDEX_TYPES",
     "Backend",
-    "BulkIndexError",
     "CachedEmbedder",
     "Capabilities",
-    "CapabilityMissing",
-    "ConfigError",
-    "ConnectionFailed",
     "ConnectionSettings",
-    "DataError",
     "Dataset",
     "DockerEngineConfig",
     "DockerNode",
     "EmbeddingCache",
-    "EmbeddingError",
     "Encoder",
-    "Endpoint",
-    "EndpointError",
     "EngineConfig",
-    "EngineUnavailable",
     "EventFilter",
     "FieldMapError",
     "FusionParams",
-    "HarnessError",
     "IndexOptions",
     "IndexSummary",
-    "IndexingError",
     "Judgments",
     "KnnSpec",
     "ManagedNode",
     "ModelSpec",
     "QueryDialect",
     "RatedPair",
-    "RequestFailed",
-    "Retry",
-    "RetryCounter",
     "SearchResult",
-    "SqliteStore",
     "UbiEvent",
     "UbiLog",
     "UbiQuery",
@@ -199,18 +157,13 @@ __all__ = [
     "choose_analysis",
     "choose_node",
     "connect",
-    "default_cache_dir",
-    "default_state_dir",
     "delete_indices",
     "describe",
     "document_text",
     "endpoint_for",
     "expansion_root",
-    "explain",
     "folder_revision",
-    "from_env",
     "index_ubi",
-    "is_fatal",
     "judged_dataset",
     "known_datasets",
     "list_indices",
@@ -218,24 +171,14 @@ __all__ = [
     "load_user_mapping",
     "normalise_text",
     "open_node",
-    "progress",
-    "quiet",
-    "read_json",
     "read_judgments",
     "read_ubi_files",
     "read_ubi_index",
-    "record_startup",
     "remote_code_models",
     "resolve_deletion",
     "resolve_model",
     "resolve_specs",
-    "slug",
     "stack_login",
-    "timed",
-    "with_retries",
-    "write_json_atomic",
-    "write_jsonl_atomic",
     "write_judgments",
-    "write_text_atomic",
     "write_ubi_files",
 ]

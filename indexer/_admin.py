@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from indexer._exceptions import ConfigError
+from base import ConfigError
 from indexer._layout import ALIAS_PREFIX
 from indexer.backends import Backend
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from rich.console import Console
 
+from base import ConfigError, MappingConflictError, Stage, Tracker, VerificationError, phase, progress
 from indexer._ahead import ahead
 from indexer._bulk import BulkLoader, BulkStats
-from indexer._exceptions import ConfigError, MappingConflictError, VerificationError
 from indexer._layout import (
     BM25_PARAMS,
     MAPPING_VERSION,
@@ -36,8 +36,6 @@ from indexer._layout import (
     vector_options_record,
     vector_spec,
 )
-from indexer._phases import phase
-from indexer._progress import Stage, Tracker, progress
 from indexer._user_mapping import UserMapping, check_vector_field
 from indexer.backends import Backend, Capabilities
 from indexer.data import Dataset, Document

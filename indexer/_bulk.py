@@ -4,7 +4,7 @@ The producer (the caller's thread: reading and embedding) adds actions; full
 chunks go through a bounded queue to ``workers`` sender threads, so embedding
 overlaps with sending and memory stays bounded (queue depth × chunk size).
 Whole requests that fail with 429, 5xx or a connection error are retried with
-exponential backoff (the shared :class:`~indexer.Retry`, which honours a server's
+exponential backoff (the shared :class:`~base.Retry`, which honours a server's
 ``Retry-After``); so are single items rejected with 429 or 5xx. Any other
 per-document error is collected with its id and reason and reported — never
 dropped. Every action carries an explicit ``_id``, so a retry is idempotent.
@@ -21,8 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from indexer._exceptions import BulkIndexError, DataError, IndexingError, RequestFailed
-from indexer._retry import Retry
+from base import BulkIndexError, DataError, IndexingError, RequestFailed, Retry
 from indexer.backends import Backend
 
 RETRYABLE_STATUS = RequestFailed.RETRYABLE_STATUS

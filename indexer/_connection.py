@@ -19,27 +19,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from indexer._env import from_env
-from indexer._exceptions import ConfigError
+from base import ConfigError, Secret, from_env
 from indexer._stack import StackConnection, stack_connection, stack_env_files
 
 DEFAULT_URL = "http://127.0.0.1:9200"
-
-
-@dataclass(frozen=True, slots=True)
-class Secret:
-    """A credential that never prints itself."""
-
-    _value: str = field(repr=False)
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __str__(self) -> str:
-        return "***"
-
-    def __repr__(self) -> str:
-        return "Secret('***')"
 
 
 def _truthy(value: str) -> bool:

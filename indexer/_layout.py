@@ -17,13 +17,12 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from indexer._exceptions import CapabilityMissing, ConfigError, IndexingError
+from base import CapabilityMissing, ConfigError, IndexingError, slug
 from indexer.backends._types import Capabilities, VectorSpec
 
 MAPPING_VERSION = 1
@@ -47,19 +46,6 @@ def _resource(*parts: str) -> dict[str, Any]:
     ref = resources.files("indexer").joinpath("resources", *parts)
     data: dict[str, Any] = json.loads(ref.read_text(encoding="utf-8"))
     return data
-
-
-def slug(name: str, *, fallback: str | None = None) -> str:
-    """Lower-case letters, digits and dashes: for index names, file names and HTML ids.
-
-    A name with none of those gives ``fallback``, or a :class:`ConfigError` without one.
-    """
-    out = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    if not out:
-        if fallback is not None:
-            return fallback
-        raise ConfigError(f"expected a name with letters or digits, found {name!r}")
-    return out
 
 
 def alias_for(dataset_name: str) -> str:

@@ -19,9 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer._env import from_env, variable
-from indexer._exceptions import ConfigError
-from indexer._paths import default_state_dir
+from base import ConfigError, default_state_dir, from_env, variable
 
 #: where the compose setup service writes, relative to the folder of docker-compose.yml
 COMPOSE_STACK_ENV = Path("docker") / "credentials" / "stack.env"

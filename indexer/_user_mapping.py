@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer._exceptions import ConfigError
-from indexer._layout import VectorOptions, alias_for, slug, vector_spec
+from base import ConfigError, slug
+from indexer._layout import VectorOptions, alias_for, vector_spec
 from indexer.backends import Backend
 
 #: the field-map keys, and the fields of a document they name

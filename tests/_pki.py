@@ -41,8 +41,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from indexer import Backend, ConfigError, ConnectionFailed, ConnectionSettings, connect
-from indexer._connection import Secret
+from base import ConfigError, ConnectionFailed, Secret
+from indexer import Backend, ConnectionSettings, connect
 from indexer.node import (
     EngineConfig,
     EngineError,

@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from indexer import Backend, ConnectionSettings, EngineConfig, default_cache_dir, default_state_dir
+from base import default_cache_dir, default_state_dir
+from indexer import Backend, ConnectionSettings, EngineConfig
 from indexer.node.flavours import EngineFlavour, MavenArtifact, get_engine
 
 REPO = Path(__file__).resolve().parent.parent

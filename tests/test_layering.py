@@ -1,4 +1,6 @@
-"""The promises of the package layout: indexer below harness, harness through indexer's public names."""
+"""The promises of the package layout, three layers: ``base`` (what every layer shares) below ``indexer``
+(data into the engine, and the engine) below ``harness`` (queries, runs, scores, reports); each layer reaches
+the ones below only through their public names."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import sys
 import types
 from pathlib import Path
 
+import base
 import indexer
 from tests._support import REPO
 
@@ -51,6 +54,37 @@ def test_indexer_binds_no_public_name_beyond_its_all() -> None:
     assert sorted(bound - set(indexer.__all__)) == []
 
 
+def test_harness_and_indexer_import_only_what_base_exports() -> None:
+    exported = set(base.__all__)
+    wrong = [
+        f"{p.relative_to(REPO)}:{line}: {module} {names}"
+        for package in ("harness", "indexer")
+        for p, line, module, names in _imports(package)
+        if module.split(".")[0] == "base" and (module != "base" or not set(names) <= exported)
+    ]
+    assert wrong == [], "harness and indexer must import only names listed in base/__init__.py"
+
+
+def test_every_name_base_exports_is_used_above_it() -> None:
+    used = {
+        name
+        for package in ("harness", "indexer")
+        for _, _, module, names in _imports(package)
+        if module == "base"
+        for name in names
+    }
+    assert sorted(set(base.__all__) - used) == [], "exported by base/__init__.py, imported nowhere above it"
+
+
+def test_base_imports_neither_layer_above_it() -> None:
+    wrong = [
+        f"{p.relative_to(REPO)}:{line}: {module}"
+        for p, line, module, _ in _imports("base")
+        if module.split(".")[0] in {"indexer", "harness"}
+    ]
+    assert wrong == []
+
+
 def test_indexer_never_imports_harness() -> None:
     wrong = [
         f"{p.relative_to(REPO)}:{line}"
@@ -62,7 +96,7 @@ def test_indexer_never_imports_harness() -> None:
 
 def test_no_function_is_longer_than_80_lines() -> None:
     long = []
-    for package in ("harness", "indexer"):
+    for package in ("base", "harness", "indexer"):
         for path in (REPO / package).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno:
@@ -93,7 +127,7 @@ def test_only_the_backends_import_a_search_client() -> None:
     backends = REPO / "indexer" / "backends"
     importers = {
         f"{p.relative_to(REPO)}:{line}: {module}"
-        for package in ("indexer", "harness", "bench", "docker")
+        for package in ("base", "indexer", "harness", "bench", "docker")
         for p, line, module, _ in _imports(package)
         if module.split(".")[0] in SEARCH_CLIENTS and not p.is_relative_to(backends)
     }
@@ -114,7 +148,7 @@ def test_the_product_never_imports_a_dev_only_package() -> None:
     """Issue 20: the test PKI (tests/_pki.py) lives with the tests, so a user's install needs no dev package."""
     importers = [
         f"{p.relative_to(REPO)}:{line}: {module}"
-        for package in ("indexer", "harness")
+        for package in ("base", "indexer", "harness")
         for p, line, module, _ in _imports(package)
         if module.split(".")[0] in DEV_ONLY
     ]
@@ -129,9 +163,9 @@ PUBLIC_UNDERSCORE = frozenset({"_asdict", "_fields", "_make", "_replace"})
 
 
 def _modules() -> dict[str, Path]:
-    """Every module of harness/ and indexer/ by dotted name (a package by its own name)."""
+    """Every module of base/, harness/ and indexer/ by dotted name (a package by its own name)."""
     found = {}
-    for package in ("harness", "indexer"):
+    for package in ("base", "harness", "indexer"):
         for path in sorted((REPO / package).rglob("*.py")):
             parts = list(path.relative_to(REPO).with_suffix("").parts)
             found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path

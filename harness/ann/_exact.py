@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from base import timed
 from harness.results import AnnRecall
-from indexer import CachedEmbedder, Dataset, document_text, timed
+from indexer import CachedEmbedder, Dataset, document_text
 
 #: float32 dot products from another summation order (the engine's) differ by ~1e-7
 TIE_EPS = 1e-5

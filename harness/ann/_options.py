@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from base import CapabilityMissing, ConfigError
 from harness.results import SweepSettings
-from indexer import VECTOR_INDEX_TYPES, Capabilities, CapabilityMissing, ConfigError
+from indexer import VECTOR_INDEX_TYPES, Capabilities
 
 DEFAULT_CANDIDATES: tuple[int, ...] = (10, 20, 50, 100, 200, 500)
 #: swept by default where the probe finds them: the HNSW family and the exact reference

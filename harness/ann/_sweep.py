@@ -16,13 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from base import IndexingError, slug
 from harness._errors import RunError
 from harness.ann._exact import DocumentVectors, ExactNeighbours, exact_top_k, recall_at
 from harness.ann._options import is_exact
 from harness.eval import evaluate
 from harness.load import LoadOptions, SearchOperation, run_load, summarize
 from harness.results import AnnPoint, AnnSweep, SweepSettings
-from indexer import Backend, IndexingError, KnnSpec, VectorSpec, slug
+from indexer import Backend, KnnSpec, VectorSpec
 
 FIELD = "vector"
 BULK_DOCS = 500

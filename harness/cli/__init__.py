@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from indexer import HarnessError, record_startup
+from base import HarnessError, record_startup
 
 app = typer.Typer(
     name="harness",

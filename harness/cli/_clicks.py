@@ -17,9 +17,10 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from base import ConfigError, write_json_atomic, write_jsonl_atomic
 from harness.cli._common import console, with_connection
 from harness.cli._options import Deprecated, default_of, given, with_deprecated, with_panels
-from harness.clicks import (
+from harness.judgments.clicks import (
     IMPRESSION_MODES,
     MODEL_NAMES,
     SAMPLE_METHODS,
@@ -48,15 +49,12 @@ from indexer import (
     EVENTS_INDEX,
     JUDGMENT_FORMATS,
     QUERIES_INDEX,
-    ConfigError,
     ConnectionSettings,
     Dataset,
     connect,
     index_ubi,
     load_dataset,
     read_judgments,
-    write_json_atomic,
-    write_jsonl_atomic,
     write_judgments,
 )
 

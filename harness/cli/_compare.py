@@ -7,12 +7,12 @@ from typing import Annotated
 
 import typer
 
+from base import write_json_atomic
 from harness._compare import compare_runs, overlap_runs
 from harness.cli._common import console
 from harness.cli._options import Deprecated, output_option, with_deprecated
 from harness.eval import OVERLAP_K, RBO_P, STAT_TESTS
 from harness.inspect import overlap_table, print_table, significance_table
-from indexer import write_json_atomic
 
 
 @with_deprecated(Deprecated("--json", "output", kind=Path))

@@ -11,8 +11,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from base import DataError
 from harness.cli._options import RevisionOpt
-from indexer import DataError, Dataset, describe, known_datasets, load_dataset, resolve_specs
+from indexer import Dataset, describe, known_datasets, load_dataset, resolve_specs
 
 SplitOpt = Annotated[
     str | None, typer.Option("--split", help="Split to load (BEIR layouts and the sample; default test).")

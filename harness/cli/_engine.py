@@ -7,20 +7,17 @@ from typing import Annotated
 
 import typer
 
+from base import ConfigError, default_cache_dir, default_state_dir, from_env
 from harness.cli._common import console
 from harness.cli._options import default_of
 from indexer import (
     DEFAULT_DOCKER_IMAGE,
-    ConfigError,
     DockerEngineConfig,
     DockerNode,
     EngineConfig,
     ManagedNode,
     choose_node,
     connect,
-    default_cache_dir,
-    default_state_dir,
-    from_env,
     open_node,
 )
 

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from base import Endpoint
 from harness.cli._common import CONNECTION_NAMES, console, with_connection
 from harness.cli._options import (
     Deprecated,
@@ -33,7 +34,7 @@ from harness.expand import (
     GenerationSettings,
     expand,
 )
-from indexer import ConnectionSettings, Endpoint, connect
+from indexer import ConnectionSettings, connect
 
 _SETTINGS = GenerationSettings()
 _ENDPOINT = Endpoint()

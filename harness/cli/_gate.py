@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from base import HarnessError, write_text_atomic
 from harness.cli._common import console
 from harness.eval import STAT_TESTS
 from harness.gate import (
@@ -21,7 +22,6 @@ from harness.gate import (
     markdown_summary,
 )
 from harness.inspect import print_table
-from indexer import HarnessError, write_text_atomic
 
 _GATE = GateOptions()
 RULES_HELP = (

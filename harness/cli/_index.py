@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from base import ConfigError, EngineUnavailable, IndexingError
 from harness.cli._common import CONNECTION_NAMES, console, with_connection
 from harness.cli._options import (
     Deprecated,
@@ -34,12 +35,9 @@ from indexer import (
     KNN_ENGINES,
     VECTOR_INDEX_TYPES,
     CachedEmbedder,
-    ConfigError,
     ConnectionSettings,
     EmbeddingCache,
-    EngineUnavailable,
     FieldMapError,
-    IndexingError,
     IndexOptions,
     IndexSummary,
     UserMapping,

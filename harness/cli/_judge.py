@@ -7,10 +7,11 @@ from typing import Annotated, Any
 
 import typer
 
+from base import ConfigError
 from harness.cli._common import console, with_connection
 from harness.cli._options import LlmKeyEnvOpt, LlmUrlOpt, QuietOpt, RetriesOpt, with_panels
 from harness.inspect import agreement_tables, print_table
-from harness.judge import (
+from harness.judgments.judge import (
     BUILTIN_PROMPTS,
     COMBINERS,
     CONTEXT_SOURCES,
@@ -28,7 +29,7 @@ from harness.judge import (
     pairs_from_file,
     pairs_from_run,
 )
-from indexer import ConfigError, ConnectionSettings, connect
+from indexer import ConnectionSettings, connect
 
 _CONTEXT = ContextSpec()
 RunDirArg = Annotated[

@@ -8,10 +8,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from base import from_env
 from harness.cli._options import Deprecated, with_deprecated
 from harness.inspect import KibanaAuth, import_saved_objects, saved_object_files
 from harness.inspect._kibana import SAVED_OBJECTS_DIR
-from indexer import from_env, stack_login
+from indexer import stack_login
 
 _SHOWN_DIR = f"{SAVED_OBJECTS_DIR.parent.name}/{SAVED_OBJECTS_DIR.name}"
 

@@ -32,15 +32,8 @@ from typing import Annotated, Any, TypeVar, get_args
 import typer
 from rich.console import Console
 
-from indexer import (
-    DEFAULT_EMBED_BACKEND,
-    DEFAULT_KEY_ENV,
-    DEFAULT_MODEL,
-    TRUST_FLAG,
-    ConfigError,
-    backend_names,
-    remote_code_models,
-)
+from base import DEFAULT_KEY_ENV, ConfigError
+from indexer import DEFAULT_EMBED_BACKEND, DEFAULT_MODEL, TRUST_FLAG, backend_names, remote_code_models
 
 #: retries of one request (an msearch, a chat call, a bulk chunk), the same range in every command
 MAX_RETRIES = 50

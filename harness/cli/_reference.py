@@ -24,10 +24,11 @@ from typing import Any
 import typer
 from rich.text import Text
 
+from base import DEFAULT_KEY_ENV, ENV_HELP, ENV_VARS
 from harness.cli._experiment import FLAGS
 from harness.cli._options import REMOVED_IN, deprecated_of
 from harness.experiment import KEYS, TABLES, Experiment, describe_keys
-from indexer import DEFAULT_KEY_ENV, ENGINES, ENV_HELP, ENV_VARS
+from indexer import ENGINES
 
 #: the docs folder of this checkout (the generator is a development tool: it runs from a checkout)
 DOCS = Path(__file__).resolve().parents[2] / "docs"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexer import ConfigError
+from base import ConfigError
 
 KAPPA_WEIGHTS = ("none", "linear", "quadratic")
 BOOTSTRAP_RESAMPLES = 1000

@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from numbers import Integral
 
+from base import DataError, timed
 from harness._errors import RunError
-from indexer import DataError, timed
 
 from ._measures import DEFAULT_MEASURES, Measure, parse_measures
 from ._types import Qrels, QrelsLike, RunLike, quiet_ranx, rank

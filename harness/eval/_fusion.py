@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from base import ConfigError, timed
 from harness._errors import RunError
-from indexer import ConfigError, timed
 
 from ._evaluate import check_qrels
 from ._measures import Measure

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from indexer import ConfigError
+from base import ConfigError
 
 MAX_CUTOFF = 1000
 

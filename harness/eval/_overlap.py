@@ -34,8 +34,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from base import ConfigError, timed
 from harness._errors import RunError
-from indexer import ConfigError, timed
 
 from ._types import RunLike, rank
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from base import ConfigError, timed
 from harness._errors import RunError
-from indexer import ConfigError, timed
 
 DEFAULT_TRIALS = 10_000
 DEFAULT_RESAMPLES = 10_000

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from indexer import ConfigError
+from base import ConfigError
 
 from ._evaluate import evaluate
 from ._measures import Measure

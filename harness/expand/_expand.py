@@ -23,25 +23,13 @@ from typing import Any
 
 from rich.console import Console
 
+from base import ConfigError, Endpoint, default_cache_dir, progress, write_json_atomic, write_jsonl_atomic
 from harness.expand._first_stage import FirstStage, first_stage
 from harness.expand._generate import GenerationSettings, GenerationStats, Generator, Task
 from harness.expand._prompts import PromptTemplate, builtin_prompt, load_prompt
 from harness.expand._reasoning import AUTO, ReasoningFormat, choose_reasoning_format
 from harness.llm import ChatAnswer, JsonCache
-from indexer import (
-    EXPANSION_FILE,
-    Backend,
-    ConfigError,
-    Dataset,
-    Endpoint,
-    __version__,
-    default_cache_dir,
-    expansion_root,
-    load_dataset,
-    progress,
-    write_json_atomic,
-    write_jsonl_atomic,
-)
+from indexer import EXPANSION_FILE, Backend, Dataset, __version__, expansion_root, load_dataset
 
 META_SUFFIX = ".meta.json"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

@@ -18,9 +18,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from base import ConfigError, Endpoint, EndpointError, RetryCounter, explain, is_fatal
 from harness._errors import GenerationError
 from harness.llm import ChatAnswer, ChatClient, JsonCache, digest
-from indexer import ConfigError, Endpoint, EndpointError, RetryCounter, explain, is_fatal
 
 CACHE_NAMESPACE = "r2med-generation-v1"
 SHOWN_FAILURES = 20

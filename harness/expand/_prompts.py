@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from indexer import ConfigError
+from base import ConfigError
 
 QUERY, PASSAGES = "query", "passages"
 

@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from base import ConfigError
 from harness._errors import RunError
 from harness.expand._reasoning import ReasoningFormat, reasoning_format_for
 from harness.results import ExpansionInfo, ReasoningSplit
-from indexer import ConfigError, Dataset
+from indexer import Dataset
 
 DENSE_SEPARATOR = " [SEP] "
 

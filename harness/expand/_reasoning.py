@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from indexer import ConfigError
+from base import ConfigError
 
 #: text -> (reasoning or None, answer)
 Splitter = Callable[[str], tuple[str | None, str]]

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from base import ConfigError
 from harness.eval import FusionSpec
 from harness.experiment._keys import Origins
 from harness.strategies import ID_FIELD, FusedArm, TemplateArm
@@ -41,7 +42,7 @@ from harness.templates import (
     QueryTemplate,
     builtin_path,
 )
-from indexer import ConfigError, ConnectionSettings
+from indexer import ConnectionSettings
 
 ARM_KEYS = frozenset(
     {"name", "index", "template", "template_file", "stored_template", "id_field", "model", "query_prompt"}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from base import ConfigError
 from harness._errors import SettingError
 from harness.eval import FusionSpec
 from harness.experiment._arms import ArmDefaults, Table, arms_and_fused, param_grid
@@ -22,8 +23,7 @@ from harness.experiment._checks import check, tuned_text, user_mapping
 from harness.experiment._keys import Given, Origins, coerce, field_types
 from harness.experiment._model import Experiment
 from harness.experiment._tables import TABLES
-from harness.judgment_sources import SOURCES, Setting
-from indexer import ConfigError
+from harness.judgments.sources import SOURCES, Setting
 
 ROOT = "root"  # the Experiment's own scalar keys (name, mode, fusion) have no table prefix
 PARAMS = "sweep.params"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from base import ConfigError
 from harness.eval import FUSION_METHODS, PARAM_WEIGHTS, parse_measures
 from harness.expand import parse_expansion
 from harness.experiment._keys import Origins
@@ -16,7 +17,7 @@ from harness.experiment._tables import MAX_CANDIDATES
 from harness.rerank import RerankSpec
 from harness.strategies import MODES
 from harness.sweep import SweepSpec, parse_tune_on
-from indexer import ConfigError, FieldMapError, UserMapping, load_user_mapping
+from indexer import FieldMapError, UserMapping, load_user_mapping
 
 Check = Callable[[Experiment, set[str], Origins], None]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer import ConfigError
+from base import ConfigError
 
 FILE, FLAG, SET = "file", "flag", "set"
 #: ``{search.depth}`` in a refusal's text: another key, spelled as the refused key's source spells keys

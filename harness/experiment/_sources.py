@@ -27,10 +27,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from base import ConfigError
 from harness.experiment._build import KEYS, PARAMS, Layer
 from harness.experiment._keys import FILE, FLAG, SET, Given, set_value
 from harness.experiment._tables import TABLES
-from indexer import ConfigError
 
 #: top-level keys of experiment files written before the tables, and the keys they are now
 LEGACY: dict[str, str] = {

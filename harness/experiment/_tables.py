@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from base import ConfigError
 from harness._search import SearchOptions
 from harness.ann import DEFAULT_CANDIDATES
 from harness.eval import DEFAULT_MEASURES, STAT_TESTS
-from harness.judgment_sources import DEFAULT_SOURCE, SOURCES, Source
 from harness.judgments import DEFAULT_MODE, MODES
+from harness.judgments.sources import DEFAULT_SOURCE, SOURCES, Source
 from harness.load import MAX_CLIENTS, LoadOptions
 from harness.rerank import DEFAULT_DEPTH as RERANK_DEPTH
 from harness.sinks import SINKS
@@ -28,7 +29,6 @@ from indexer import (
     BM25_FIELDS,
     DEFAULT_EMBED_BACKEND,
     VECTOR_INDEX_TYPES,
-    ConfigError,
     check_backend_name,
 )
 
@@ -36,7 +36,7 @@ MAX_DEPTH = 1000
 MAX_CANDIDATES = 10_000
 #: the records value that turns every sink off
 NO_RECORDS = "none"
-#: where judgments come from, and what each source is (:data:`harness.judgment_sources.SOURCES`)
+#: where judgments come from, and what each source is (:data:`harness.judgments.sources.SOURCES`)
 JUDGMENT_SOURCES: dict[str, str] = {name: kind.doc for name, kind in SOURCES.items()}
 
 _SEARCH = SearchOptions()

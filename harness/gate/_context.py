@@ -6,10 +6,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from base import ConfigError, HarnessError
 from harness.eval import STAT_TESTS
 from harness.gate._errors import CannotEvaluate, GateError
 from harness.results import ArmResult, DatasetResult, RunResults, load_per_query
-from indexer import ConfigError, HarnessError
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_TRIALS = 10_000

@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from base import HarnessError
 from harness.gate import _latency, _regression, _threshold
 from harness.gate._context import GateOptions
 from harness.gate._errors import GateError
 from harness.gate._model import Rule, Target
 from harness.gate._syntax import split_target
-from indexer import HarnessError
 
 Parser = Callable[[Target, str, str], Rule | None]
 

@@ -6,10 +6,10 @@ import operator
 import re
 from collections.abc import Callable
 
+from base import HarnessError
 from harness.eval import Measure
 from harness.gate._errors import GateError
 from harness.gate._model import Target
-from indexer import HarnessError
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,

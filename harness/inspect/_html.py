@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from pathlib import Path
 
+from base import slug, write_text_atomic
 from harness.inspect._baselines import baselines_table, run_baselines
 from harness.inspect._frontier import frontier_svg
 from harness.inspect._judgments import agreement_tables, judgments_summary
@@ -22,7 +23,6 @@ from harness.inspect._sweep_table import sweep_table
 from harness.inspect._table import SIG_MARK, to_html
 from harness.inspect._tables import CI_MEASURE, arm_table, fmt, significance_table
 from harness.results import DatasetResult, EvalRecord, QueryScores, RunResults, load_per_query, load_records
-from indexer import slug, write_text_atomic
 
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f")
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"

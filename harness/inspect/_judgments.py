@@ -9,10 +9,10 @@
 
 from __future__ import annotations
 
+from base import slug
 from harness.eval import Kappa
 from harness.inspect._table import Cell, Column, Table
 from harness.results import DatasetResult, JudgeAgreement, JudgeProvenance, LabelAgreement, RunResults
-from indexer import slug
 
 
 def judgments_line(ds: DatasetResult) -> str:

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 from urllib import error, request
 
+from base import ConfigError, ConnectionFailed
 from harness._errors import RunError
-from indexer import ConfigError, ConnectionFailed
 
 #: Where the saved objects live in a checkout (``docker/kibana``).
 SAVED_OBJECTS_DIR = Path(__file__).resolve().parents[2] / "docker" / "kibana"

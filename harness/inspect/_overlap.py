@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from base import slug
 from harness.inspect._table import Cell, Column, Table
 from harness.results import Overlap
-from indexer import slug
 
 OVERLAP_NOTE = (
     "Agreement without judgments: overlap@k = Jaccard similarity of the two top-k document sets; "

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from base import slug
 from harness.inspect._judgments import agreement_tables
 from harness.inspect._overlap import overlap_table
 from harness.inspect._sweep_table import sweep_table
 from harness.inspect._table import Cell, Column, Table
 from harness.inspect._tables import arm_table, significance_table
 from harness.results import AnnSweep, DatasetResult, Distribution
-from indexer import slug
 
 
 def _ms(d: Distribution) -> str:

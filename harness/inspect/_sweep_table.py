@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from base import slug
 from harness.inspect._table import Cell, Column, Table
 from harness.results import DatasetResult, HeldOutSweep
-from indexer import slug
 
 SWEEP_NOTE = (
     "held-out: every query scored by the configuration chosen without it (the arm's score in the table "

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from base import slug
 from harness.inspect._judgments import judgments_line, judgments_summary
 from harness.inspect._table import SIG_MARK, Cell, Column, Table
 from harness.results import ArmResult, Comparison, DatasetResult, RunResults
-from indexer import slug
 
 CI_MEASURE = "ndcg@10"
 #: measure columns of the arm table: (results.json measure, header)

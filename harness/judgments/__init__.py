@@ -1,5 +1,11 @@
-"""Unjudged documents made visible and fixable: pools to judge, and runs re-scored with the judgments.
+"""Judgments, all in one package: where they come from, how they meet a dataset's, and what they show.
 
+* :mod:`.sources`: the registry behind an experiment's ``[judgments]`` table (``judgments.source``: files,
+  clicks, judge), each source reading its own keys once.
+* :mod:`.clicks`: judgments from User Behavior Insights click logs through a click model (COEC, CTR), the
+  query sets sampled from them and the simulated logs (``harness clicks``).
+* :mod:`.judge`: LLM judges over pooled pairs, combined, with their agreement with people measured
+  (``harness judge``).
 * :func:`pool_dataset` / :func:`write_pool` (``harness pool``): the unjudged (query, document)
   pairs in the top of a run's arms, written through :data:`POOL_WRITERS` (a judging sheet,
   Quepid's import CSV, TREC pool lines).
@@ -8,6 +14,9 @@
   written to a new run directory.
 * :func:`merge_judgments` / :func:`judgments_used` (``MODES``: merge, fill, replace): how another source's
   judgments meet a dataset's, for ``rescore`` and for an experiment's ``[judgments]`` source alike.
+
+The judgments file formats themselves (TREC qrels, TSV/CSV, Quepid, RRE) and the UBI log readers are dataset
+input, read where datasets are loaded (``indexer.data``).
 """
 
 from harness.judgments._apply import DEFAULT_MODE, MODES, Merged, judgments_used, merge_judgments

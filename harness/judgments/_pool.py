@@ -22,9 +22,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from base import ConfigError, slug, write_text_atomic
 from harness.judgments._rundata import RunData
 from harness.results import Ranking
-from indexer import ConfigError, Dataset, slug, write_text_atomic
+from indexer import Dataset
 
 POOL_CSV = "pool.csv"
 SHEET_COLUMNS = ("dataset", "query_id", "query", "doc_id", "title", "text", "arms", "best_rank", "rating")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from base import ConfigError, slug, write_jsonl_atomic, write_text_atomic
 from harness.eval import (
     DEFAULT_MEASURES,
     PRIMARY_MEASURE,
@@ -53,15 +54,7 @@ from harness.results import (
     rank_run,
     scores_and_intervals,
 )
-from indexer import (
-    ConfigError,
-    Dataset,
-    Judgments,
-    read_judgments,
-    slug,
-    write_jsonl_atomic,
-    write_text_atomic,
-)
+from indexer import Dataset, Judgments, read_judgments
 
 RESCORED_FOLDER = "rescored"
 

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from base import ConfigError, slug
 from harness._errors import RunError
 from harness.results import Ranking, RunResults, load_ranking, trec_path
-from indexer import ConfigError, Dataset, load_dataset, read_judgments, slug
+from indexer import Dataset, load_dataset, read_judgments
 
 QRELS_FOLDER = "qrels"
 NAMED_PREFIXES = ("sample", "r2med/")

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from indexer import SqliteStore, default_cache_dir
+from base import SqliteStore, default_cache_dir
 
 #: the table and its value column (the schema of every generations cache written so far)
 TABLE, COLUMNS = "items", ("value TEXT NOT NULL",)

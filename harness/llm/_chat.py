@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from indexer import Endpoint, RetryCounter, with_retries
+from base import Endpoint, RetryCounter, with_retries
 
 #: fields in which OpenAI-compatible servers return a reasoning trace apart from the answer
 REASONING_FIELDS: tuple[str, ...] = ("reasoning_content", "reasoning", "thinking")
@@ -90,7 +90,7 @@ def create_chat(client: Any, model: str, messages: Sequence[Mapping[str, str]], 
 class ChatClient:
     """Chat completions through one endpoint, under its retry policy; thread-safe (one ``openai`` client).
 
-    A request that fails for good raises :class:`~indexer.EndpointError` (``is_fatal`` and ``explain``
+    A request that fails for good raises :class:`~base.EndpointError` (``is_fatal`` and ``explain``
     tell the caller whether every other request would fail alike, and what to say, without the key).
     """
 

@@ -24,9 +24,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from base import EngineUnavailable, HarnessError, RequestFailed
 from harness.load._ops import Operation
 from harness.load._options import LoadOptions
-from indexer import EngineUnavailable, HarnessError, RequestFailed
 
 #: every client starts its schedule this long after the threads are created, so none is late at once
 START_LEAD_S = 0.05

@@ -4,7 +4,7 @@
 same the relevance pass sent inside its msearch batches). :class:`MultiSearchOperation` sends
 the bodies of several arms for one query as one ``_msearch`` (how a client fetches the inputs
 of a client-side fusion in one round trip). Both go through the :class:`~indexer.Backend`, so
-either engine works; a failed request raises a :class:`~indexer.HarnessError`.
+either engine works; a failed request raises a :class:`~base.HarnessError`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from indexer import Backend, RequestFailed
+from base import RequestFailed
+from indexer import Backend
 
 
 class Operation(Protocol):

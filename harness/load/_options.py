@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from base import ConfigError
 from harness.results import LoadSettings
-from indexer import ConfigError
 
 #: the backends' HTTP connection pools hold 10 connections per node: more clients would queue in the client
 MAX_CLIENTS = 10

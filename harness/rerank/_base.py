@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from base import ConfigError
 from harness._errors import RunError
-from indexer import ConfigError
 
 DEFAULT_DEPTH = 100
 

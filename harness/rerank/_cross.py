@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from base import EmbeddingError, default_cache_dir
 from harness._errors import RunError
 from harness.rerank._base import check_texts
-from indexer import EmbeddingCache, EmbeddingError, cache_key, default_cache_dir, folder_revision
+from indexer import EmbeddingCache, cache_key, folder_revision
 
 #: pairs scored per model call, sorted by length so that a batch pads little
 BATCH_SIZE = 32

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from base import ConfigError
 from harness.eval import Confusion, Kappa
 from harness.results._codec import decode
-from indexer import ConfigError
 
 #: the provenance file beside a judge's labels: ``judgments.qrels`` -> ``judgments.qrels.judge.json``
 SIDECAR_SUFFIX = ".judge.json"

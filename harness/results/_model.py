@@ -17,13 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from base import write_json_atomic
 from harness._errors import RunError
 from harness.eval import Comparison, FusionSpec, Overlap
 from harness.results._codec import decode, encode
 from harness.results._judge import JudgmentsUsed
 from harness.results._perf import AnnRecall, AnnSweep, LoadResult, LoadSettings, SweepSettings
 from harness.results._tuning import HeldOutSweep, TuningChoices
-from indexer import Capabilities, write_json_atomic
+from indexer import Capabilities
 
 #: the version of the results.json layout (the JSON Schema is ``results-v<N>.schema.json``).
 #: 2: an arm's relevance-pass timing is ``batch_ms`` (was ``latency_ms``: it never was per-query latency);

@@ -108,8 +108,8 @@ def write_shipped_schema() -> str:
     import json
     from importlib import resources
 
+    from base import write_text_atomic
     from harness.results import SCHEMA_RESOURCE
-    from indexer import write_text_atomic
 
     path = str(resources.files("harness").joinpath(SCHEMA_RESOURCE))
     write_text_atomic(path, json.dumps(results_schema(), indent=1) + "\n")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from base import slug
 from harness._errors import RunError
-from indexer import slug
 
 RUNS_FOLDER = "runs"
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
+from base import ConfigError, RequestFailed, progress
 from harness._errors import RunError
 from harness._search import ArmRun, Request, SearchOptions, run_searches
 from harness.expand import Expansion, combine_dense
@@ -33,7 +34,7 @@ from harness.strategies import (
     TemplateStrategy,
     TextFields,
 )
-from indexer import CachedEmbedder, ConfigError, Dataset, RequestFailed, progress
+from indexer import CachedEmbedder, Dataset
 
 #: judged document ids asked of the engine per request (the ids query / terms query)
 ID_BATCH = 500

@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from base import CapabilityMissing, ConfigError, DataError, read_json, slug, write_json_atomic
 from harness._errors import RunError
 from harness._search import ArmRun
 from harness.results import MANIFEST_FILE, Manifest
-from indexer import CapabilityMissing, ConfigError, DataError, read_json, slug, write_json_atomic
 
 ARMS_DIR = "arms"
 #: written by experiment runs before the manifest was written at the start of every run (read, never written)

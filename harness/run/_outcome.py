@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from harness._search import ArmRun
 from harness.eval import Evaluation, FusionSpec
-from harness.judgment_sources import Judged
+from harness.judgments.sources import Judged
 from harness.load import LoadRun
 from harness.results import AnnRecall, AnnSweep, ArmTarget, LoadResult
 from harness.run._plan import DatasetPlan

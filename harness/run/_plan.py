@@ -18,22 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from base import ConfigError, DataError
 from harness.eval import FusionSpec
 from harness.expand import Expansion, select_expansion
 from harness.experiment import Experiment, identity
-from harness.judgment_sources import BeforeSearch, Judged
+from harness.judgments.sources import BeforeSearch, Judged
 from harness.strategies import ARMS, MODES, Arm, FusedArm, RerankedArm, SearchArm, TemplateArm
-from indexer import (
-    KNN,
-    Capabilities,
-    ConfigError,
-    DataError,
-    Dataset,
-    ModelSpec,
-    judged_dataset,
-    load_dataset,
-    resolve_specs,
-)
+from indexer import KNN, Capabilities, Dataset, ModelSpec, judged_dataset, load_dataset, resolve_specs
 
 RERANK_SUFFIX = ">rerank"
 
@@ -140,7 +131,7 @@ def mode_arms(mode: str, caps: Capabilities) -> tuple[list[Arm], list[str]]:
     """The arms of ``mode`` the engine can run, and a notice for each probe-gated arm it cannot.
 
     Arms that need query vectors need the cluster's k-NN: without it the run fails with the probe's
-    reason (:class:`~indexer.CapabilityMissing`, "the cluster has no k-NN plugin ...") before
+    reason (:class:`~base.CapabilityMissing`, "the cluster has no k-NN plugin ...") before
     anything is indexed; lexical runs are unaffected.
     """
     arms: list[Arm] = []

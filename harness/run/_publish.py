@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from base import write_json_atomic, write_jsonl_atomic, write_text_atomic
 from harness.eval import sort_run
 from harness.inspect import RecordContext, build_records, render_markdown
 from harness.judgments import qrels_path, qrels_text
@@ -27,7 +28,7 @@ from harness.results import (
 from harness.run._assemble import arm_overlaps
 from harness.run._outcome import DatasetOutcome
 from harness.sinks import SINKS, SinkTarget
-from indexer import Backend, write_json_atomic, write_jsonl_atomic, write_text_atomic
+from indexer import Backend
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from base import EngineUnavailable, HarnessError, quiet
 from harness._errors import RunError
 from harness.experiment import Experiment
 from harness.rerank import Reranker, make_reranker
@@ -24,17 +25,7 @@ from harness.run._publish import Publication, publish, write_manifest
 from harness.run._sites import BUILTIN, Clusters, embedder_for, embedders
 from harness.run._steps import run_dataset
 from harness.run._tuning import sweep_task
-from indexer import (
-    Backend,
-    CachedEmbedder,
-    Capabilities,
-    ConnectionSettings,
-    EngineUnavailable,
-    HarnessError,
-    choose_analysis,
-    connect,
-    quiet,
-)
+from indexer import Backend, CachedEmbedder, Capabilities, ConnectionSettings, choose_analysis, connect
 
 
 def run(

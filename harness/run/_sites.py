@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
+from base import CapabilityMissing, ConfigError
 from harness.experiment import Experiment
 from harness.run._plan import DatasetPlan, needs_vectors
 from harness.strategies import Arm, TemplateArm
@@ -22,8 +23,6 @@ from indexer import (
     Backend,
     CachedEmbedder,
     Capabilities,
-    CapabilityMissing,
-    ConfigError,
     ConnectionSettings,
     Dataset,
     EmbeddingCache,

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from harness._search import ArmRun
 from harness.eval import evaluate, rankings
-from harness.judgment_sources import AfterSearch
+from harness.judgments.sources import AfterSearch
 from harness.results import ArmTarget
 from harness.run._execute import Executor
 from harness.run._outcome import DatasetOutcome

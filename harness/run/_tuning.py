@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from base import slug
 from harness._search import ArmRun
 from harness.experiment import Experiment
 from harness.run._execute import Executor
@@ -31,7 +32,7 @@ from harness.sweep import (
     sweep_grid,
     variant_key,
 )
-from indexer import BM25_PARAMS, Dataset, slug
+from indexer import BM25_PARAMS, Dataset
 
 Weights = tuple[float, float]
 #: where the param grid's runs are checkpointed, under the run directory

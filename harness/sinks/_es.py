@@ -6,7 +6,7 @@ goes to a plain index (``harness-eval-v1`` by default) that a composable index t
 (``harness/resources/templates/harness-eval.json``) maps and aliases as ``harness-eval``
 for Kibana or OpenSearch Dashboards. Both engines take the template as it is (the
 composable-template API and every type it uses are common to them); records go through
-the cluster's backend, in bulk requests paced by the shared :class:`~indexer.Retry`.
+the cluster's backend, in bulk requests paced by the shared :class:`~base.Retry`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
+from base import BulkIndexError, ConnectionFailed, HarnessError, RequestFailed, Retry
 from harness._errors import RunError
 from harness.results import EvalRecord
 from harness.sinks._base import SinkBase
-from indexer import Backend, BulkIndexError, ConnectionFailed, HarnessError, RequestFailed, Retry
+from indexer import Backend
 
 TEMPLATE_NAME = "harness-eval"
 DEFAULT_INDEX = "harness-eval-v1"
@@ -40,7 +41,7 @@ def _dumps(obj: Any) -> bytes:
 class EngineSink(SinkBase):
     """Bulk-writes records to ``index`` on ``backend``; installs the template on first use.
 
-    Every rejected document is reported in a :class:`~indexer.BulkIndexError` (none is
+    Every rejected document is reported in a :class:`~base.BulkIndexError` (none is
     dropped); records rejected with 429/5xx, and whole requests that fail that way, are sent
     again with backoff. The index is refreshed after each :meth:`write` and on :meth:`close`,
     so the records are searchable once the call returns.

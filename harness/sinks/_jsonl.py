@@ -6,10 +6,10 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from base import write_jsonl_atomic
 from harness._errors import RunError
 from harness.results import EvalRecord
 from harness.sinks._base import SinkBase
-from indexer import write_jsonl_atomic
 
 
 class JsonlSink(SinkBase):

@@ -15,9 +15,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
+from base import BulkIndexError, write_jsonl_atomic
 from harness._errors import RunError
 from harness.results import METRICS_FILE, MetricRecord, metric_from_json
-from indexer import Backend, BulkIndexError, write_jsonl_atomic
+from indexer import Backend
 
 METRICS_TEMPLATE = "harness-metrics"
 METRICS_INDEX = "harness-metrics-v1"

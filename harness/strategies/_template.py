@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from base import ConfigError
 from harness.strategies._base import QueryInput, RetrievalStrategy, SearchContext
 from harness.templates import BUILTIN_PREFIX, QueryTemplate, builtin_template
-from indexer import ConfigError, ConnectionSettings, QueryDialect
+from indexer import ConnectionSettings, QueryDialect
 
 ID_FIELD = "_id"
 ANY_ENGINE = ""

@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from base import ConfigError
 from harness.eval import FusionSpec, Run, fuse, top_k
 from harness.sweep._spec import SweepSpec
-from indexer import ConfigError
 
 #: the fusion provider's stage: providers of input runs (template parameters) take lower ones
 FUSION_STAGE = 100

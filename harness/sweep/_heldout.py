@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexer import ConfigError
+from base import ConfigError
 
 KFOLD = "kfold"
 DEFAULT_FOLDS = 5

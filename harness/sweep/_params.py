@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from base import ConfigError
 from harness.eval import Run
 from harness.sweep._configs import PROVIDERS, Choice, RunSet, SweepContext
 from harness.sweep._spec import SweepSpec
-from indexer import ConfigError
 
 #: this provider's stage: its choices produce the input arms' runs that fusion then combines
 PARAMS_STAGE = 10

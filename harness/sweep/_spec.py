@@ -23,8 +23,8 @@ import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
+from base import ConfigError
 from harness.eval import FUSION_METHODS, NORMALIZATIONS, FusionMethod, FusionSpec
-from indexer import ConfigError
 
 AXIS_METHOD, AXIS_NORM, AXIS_WEIGHTS, AXIS_K = "method", "norm", "weights", "k"
 AXES = (AXIS_METHOD, AXIS_NORM, AXIS_WEIGHTS, AXIS_K)

@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from base import ConfigError
 from harness._search import ArmRun
 from harness.eval import PRIMARY_MEASURE, RATIOS, Run, evaluate, weighted_sum_run
 from harness.sweep._configs import FUSION_STAGE, PROVIDERS, Choice, RunSet, SweepContext
 from harness.sweep._heldout import TuneOn, best, kfold_folds, kfold_split
-from indexer import ConfigError, Dataset
+from indexer import Dataset
 
 Weights = tuple[float, float]
 SUM = "sum"

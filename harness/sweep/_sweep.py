@@ -17,13 +17,14 @@ from typing import Protocol
 
 from rich.console import Console
 
+from base import ConfigError, progress
 from harness._search import ArmRun
 from harness.eval import PRIMARY_MEASURE, FusionSpec, evaluate
 from harness.sweep._configs import Configuration, SweepContext, grid
 from harness.sweep._heldout import Selection, TuneOn, kfold_folds, kfold_split, select
 from harness.sweep._params import JointGrid, ParamGrid, ParamPoint, variant_key
 from harness.sweep._spec import SweepSpec
-from indexer import ConfigError, Dataset, progress
+from indexer import Dataset
 
 FUSION = "fusion"
 

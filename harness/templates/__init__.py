@@ -13,8 +13,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from base import ConfigError
 from harness.templates._mustache import HARNESS_VARIABLES, VECTOR_VARIABLES, QueryTemplate, template_names
-from indexer import ConfigError
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "resources" / "templates" / "arms"
 BUILTIN_PREFIX = "builtin:"

@@ -27,7 +27,7 @@ import pystache
 from pystache.context import KeyNotFoundError
 from pystache.parser import ParsingError
 
-from indexer import ConfigError
+from base import ConfigError
 
 #: the variables the harness fills for every query (query_vector and vector_field: arms with a model)
 HARNESS_VARIABLES: dict[str, str] = {

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import importlib
 
+from base import ConfigError, UnsupportedEngine
 from indexer._connection import ConnectionSettings
-from indexer._exceptions import ConfigError, UnsupportedEngine
 from indexer.backends._base import Backend, QueryDialect
 from indexer.backends._detect import detect_product
 from indexer.backends._types import (
@@ -71,8 +71,8 @@ def connect(
 
     The engine is always asked (:func:`detect_product`), never assumed. ``wait_for_status``
     None reads the health without waiting for a colour. Errors:
-    :class:`~indexer.ConnectionFailed` (unreachable, bad credentials, untrusted; its
-    :class:`~indexer.EngineUnavailable` when nothing answers), :class:`~indexer.UnsupportedEngine`
+    :class:`~base.ConnectionFailed` (unreachable, bad credentials, untrusted; its
+    :class:`~base.EngineUnavailable` when nothing answers), :class:`~base.UnsupportedEngine`
     (neither engine, or too old). Close the backend when done (or use it as a context manager).
     """
     product = detect_product(settings)

@@ -3,14 +3,14 @@
 Two implementations (Elasticsearch through elasticsearch-py, OpenSearch through
 opensearch-py) share the REST-level logic (:mod:`indexer.backends._rest`); each
 owns its client, the one map from its client's exceptions to ours
-(:mod:`indexer._exceptions`), its mapping and query dialects, and its probe.
+(:mod:`base._exceptions`), its mapping and query dialects, and its probe.
 No other module imports a search client.
 
-Every method raises only :class:`~indexer.HarnessError` subclasses:
-:class:`~indexer.ConnectionFailed` (:class:`~indexer.EngineUnavailable` when the
-connection broke or timed out), :class:`~indexer.RequestFailed` (with ``status``
-and ``retryable``; :class:`~indexer.NotFound` for 404),
-:class:`~indexer.MappingConflictError`, :class:`~indexer.CapabilityMissing`.
+Every method raises only :class:`~base.HarnessError` subclasses:
+:class:`~base.ConnectionFailed` (:class:`~base.EngineUnavailable` when the
+connection broke or timed out), :class:`~base.RequestFailed` (with ``status``
+and ``retryable``; :class:`~base.NotFound` for 404),
+:class:`~base.MappingConflictError`, :class:`~base.CapabilityMissing`.
 ``bulk`` and ``msearch`` never retry on their own: the caller paces retries.
 """
 
@@ -62,7 +62,7 @@ class QueryDialect(Protocol):
     def fusion_search(
         self, kind: str, lexical: Mapping[str, Any], knn: KnnSpec, params: FusionParams
     ) -> dict[str, Any]:
-        """An engine-side fusion (``FUSION_KINDS``); :class:`~indexer.CapabilityMissing` where the
+        """An engine-side fusion (``FUSION_KINDS``); :class:`~base.CapabilityMissing` where the
         engine (or this cluster) has none of that kind."""
         ...
 
@@ -136,7 +136,7 @@ class Backend(QueryDialect, Protocol):
         """One msearch of ``bodies`` on ``index``: ids and scores come back, and the ``_source``
         fields named in ``source_fields`` (the bodies must ask for them). ``stored_templates``: the
         bodies are ``{"id": ..., "params": ...}`` of stored search templates (``_msearch/template``;
-        :class:`~indexer.CapabilityMissing` where the cluster has no lang-mustache)."""
+        :class:`~base.CapabilityMissing` where the cluster has no lang-mustache)."""
         ...
 
     def scan(
@@ -153,7 +153,7 @@ class Backend(QueryDialect, Protocol):
     def rank_eval(
         self, index: str, requests: Sequence[RatedRequest], metric: Mapping[str, Any]
     ) -> RankEvalResult:
-        """The engine's ``_rank_eval`` of rated searches; :class:`~indexer.CapabilityMissing` without the
+        """The engine's ``_rank_eval`` of rated searches; :class:`~base.CapabilityMissing` without the
         rank-eval module (probe feature ``rank_eval``)."""
         ...
 

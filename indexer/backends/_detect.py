@@ -15,8 +15,8 @@ import ssl
 
 import urllib3
 
+from base import ConnectionFailed, EngineUnavailable, UnsupportedEngine
 from indexer._connection import ConnectionSettings
-from indexer._exceptions import ConnectionFailed, EngineUnavailable, UnsupportedEngine
 from indexer.backends._errors import auth_label, short
 
 ELASTIC_HEADER = "x-elastic-product"

@@ -17,8 +17,8 @@ from elastic_transport import ConnectionError as TransportConnectionError
 from elastic_transport import ConnectionTimeout, SerializationError, TlsError, TransportError
 from elasticsearch import ApiError, Elasticsearch, UnsupportedProductError
 
+from base import ConfigError, HarnessError, NotFound, RequestFailed, UnsupportedEngine
 from indexer._connection import ConnectionSettings
-from indexer._exceptions import ConfigError, HarnessError, NotFound, RequestFailed, UnsupportedEngine
 from indexer.backends._errors import auth_label, http_failure, retry_after, short, unreachable, untrusted
 from indexer.backends._rest import FusionBody, RestBackend
 from indexer.backends._types import (

@@ -11,13 +11,7 @@ import time
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from indexer._exceptions import (
-    ConnectionFailed,
-    EngineUnavailable,
-    HarnessError,
-    NotFound,
-    RequestFailed,
-)
+from base import ConnectionFailed, EngineUnavailable, HarnessError, NotFound, RequestFailed
 
 _MAX = 300
 

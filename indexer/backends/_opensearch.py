@@ -47,8 +47,8 @@ from opensearchpy.exceptions import (
     TransportError,
 )
 
+from base import ConfigError, HarnessError, NotFound, RequestFailed
 from indexer._connection import ConnectionSettings
-from indexer._exceptions import ConfigError, HarnessError, NotFound, RequestFailed
 from indexer.backends._errors import auth_label, http_failure, retry_after, short, unreachable, untrusted
 from indexer.backends._rest import FusionBody, RestBackend
 from indexer.backends._types import (

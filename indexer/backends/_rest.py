@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 from urllib.parse import quote
 
+from base import CapabilityMissing, ConfigError, MappingConflictError, NotFound, RequestFailed
 from indexer._connection import ConnectionSettings
-from indexer._exceptions import CapabilityMissing, ConfigError, MappingConflictError, NotFound, RequestFailed
 from indexer.backends._errors import error_parts
 from indexer.backends._types import (
     FUSION_KINDS,

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from indexer._exceptions import CapabilityMissing, ConfigError
+from base import CapabilityMissing, ConfigError
 
 #: features a backend's probe reports (Capabilities.features keys)
 KNN = "knn"  # vector fields and kNN search

@@ -17,8 +17,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer._env import from_env
-from indexer._exceptions import ConfigError, DataError
+from base import ConfigError, DataError, from_env
 from indexer.data import _r2med
 from indexer.data._model import Dataset
 from indexer.data._overlay import overlay_root

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from indexer._exceptions import DataError
+from base import DataError
 from indexer.data._fingerprint import combine, qrels_hash
 
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from indexer._env import from_env, variable
-from indexer._paths import default_state_dir
+from base import default_state_dir, from_env, variable
 
 EXPANSIONS_ENV = variable("data.expansions_dir")
 

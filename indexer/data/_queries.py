@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from indexer._exceptions import ConfigError, DataError
+from base import ConfigError, DataError
 from indexer.data._fingerprint import OrderFreeHash, combine, qrels_hash
 from indexer.data._judgments import read_judgments
 from indexer.data._model import CorpusStats, Dataset, Document, Fingerprint

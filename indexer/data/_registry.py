@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer._exceptions import ConfigError, DataError
+from base import ConfigError, DataError
 from indexer.data import _beir, _hub, _r2med, _sample
 from indexer.data._format import DatasetFormat
 from indexer.data._model import Dataset

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, cast
 
-from indexer._exceptions import DataError
+from base import DataError
 from indexer.data._fingerprint import OrderFreeHash, combine, qrels_hash
 from indexer.data._model import (
     CorpusStats,

@@ -41,9 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from indexer._exceptions import ConfigError, EmbeddingError
-from indexer._paths import default_cache_dir
-from indexer._progress import progress as show_progress
+from base import ConfigError, EmbeddingError, default_cache_dir
+from base import progress as show_progress
 from indexer.embed._backend import get_backend
 from indexer.embed._models import REFERENCE_BACKEND, REFERENCE_PRECISION, ModelSpec
 from indexer.embed._threads import usable_cores

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from indexer._exceptions import ConfigError
+from base import ConfigError
 from indexer.embed._models import PRECISIONS, ModelSpec
 
 DEFAULT_BATCH_SIZE = 32

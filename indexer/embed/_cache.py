@@ -21,9 +21,7 @@ from types import TracebackType
 
 import numpy as np
 
-from indexer._exceptions import EmbeddingError
-from indexer._paths import default_cache_dir
-from indexer._store import SqliteStore
+from base import EmbeddingError, SqliteStore, default_cache_dir
 from indexer.embed._models import ModelSpec
 
 CACHE_FILE = "vectors.sqlite3"

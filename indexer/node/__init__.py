@@ -8,13 +8,7 @@ is the :class:`ManagedNode` built from those, :mod:`~indexer.node._docker` the :
 :mod:`indexer.node.flavours` holds what differs between Elasticsearch and OpenSearch, one module each.
 """
 
-from indexer._exceptions import (
-    DistributionNotFoundError,
-    EngineError,
-    JavaNotFoundError,
-    NodeDiedError,
-    PortInUseError,
-)
+from base import DistributionNotFoundError, EngineError, JavaNotFoundError, NodeDiedError, PortInUseError
 from indexer.node._config import EngineConfig, NodeStatus, choose_node, recorded_engine
 from indexer.node._distribution import find_distribution, find_plugin, unpack_distribution
 from indexer.node._docker import DEFAULT_DOCKER_IMAGE, DockerEngineConfig, DockerNode, docker_client

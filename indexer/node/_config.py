@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexer._exceptions import ConfigError
+from base import ConfigError
 from indexer.node._process import DEFAULT_RUN_USER
 from indexer.node.flavours import DEFAULT_ENGINE, get_engine
 

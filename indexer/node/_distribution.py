@@ -12,7 +12,7 @@ import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from indexer._exceptions import DistributionNotFoundError, EngineError
+from base import DistributionNotFoundError, EngineError
 from indexer.node._java import JavaRuntime
 from indexer.node.flavours import DEFAULT_ENGINE, EngineFlavour, PluginSpec, get_engine
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexer._connection import ConnectionSettings, Secret
-from indexer._exceptions import ConnectionFailed, EngineError, NodeDiedError, PortInUseError
+from base import ConnectionFailed, EngineError, NodeDiedError, PortInUseError, Secret
+from indexer._connection import ConnectionSettings
 from indexer._stack import NODE_CONNECTION_ENV, read_stack_env
 from indexer._version import ELASTICSEARCH_VERSION
 from indexer.backends import connect

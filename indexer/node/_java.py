@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer._exceptions import JavaNotFoundError
+from base import JavaNotFoundError
 from indexer.node.flavours import DEFAULT_ENGINE, EngineFlavour, get_engine
 
 #: folders that hold one JDK per child (Linux packages, macOS, hand-unpacked JDKs)

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from base import NodeDiedError, PortInUseError
 from indexer._connection import ConnectionSettings
-from indexer._exceptions import NodeDiedError, PortInUseError
 from indexer.node._config import EngineConfig, NodeStatus
 from indexer.node._distribution import find_distribution, find_plugin, unpack_distribution
 from indexer.node._java import JavaRuntime, find_java

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from indexer._exceptions import EngineError
+from base import EngineError
 from indexer.node._config import ENGINE_FILE, EngineConfig, recorded_engine
 from indexer.node.flavours import EngineFlavour
 

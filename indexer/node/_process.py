@@ -18,8 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from indexer._exceptions import EngineError
-from indexer._paths import is_root
+from base import EngineError, is_root
 
 DEFAULT_RUN_USER = "r2med-es"
 

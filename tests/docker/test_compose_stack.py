@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from indexer import ConnectionFailed, ConnectionSettings, connect
+from base import ConnectionFailed
+from indexer import ConnectionSettings, connect
 from tests._docker import compose_command, copy_project, wait_for
 from tests._support import REPO
 from tests.reliability._nodes import free_port

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from elasticsearch import Elasticsearch
 
-from indexer import ConnectionFailed, ConnectionSettings, connect
-from indexer._connection import Secret
+from base import ConnectionFailed, Secret
+from indexer import ConnectionSettings, connect
 from tests._docker import removed_afterwards, wait_for
 from tests._support import raw_es_client
 from tests.reliability._nodes import free_port

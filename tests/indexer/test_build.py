@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from indexer import Backend, ConfigError, IndexOptions, VectorOptions, build_index, choose_analysis
+from base import ConfigError, MappingConflictError, VerificationError
+from base._phases import TIMING_LOG_ENV
+from indexer import Backend, IndexOptions, VectorOptions, build_index, choose_analysis
 from indexer._build import resolve_alias, verify
-from indexer._exceptions import MappingConflictError, VerificationError
 from indexer._layout import alias_for, index_name
-from indexer._phases import TIMING_LOG_ENV
 from indexer.backends._rest import ndjson
 from indexer.data import Dataset, Document, load_dataset
 from indexer.embed import (

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer import Backend, ConfigError, ConnectionSettings, EngineUnavailable, connect
-from indexer._connection import Secret
+from base import ConfigError, EngineUnavailable, Secret
+from indexer import Backend, ConnectionSettings, connect
 
 
 def test_precedence_flags_over_env_over_file(tmp_path: Path) -> None:

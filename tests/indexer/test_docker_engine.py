@@ -11,19 +11,17 @@ from typing import Any
 
 import pytest
 
+from base import ConnectionFailed, Secret, default_state_dir
 from harness.cli import main
 from indexer import (
-    ConnectionFailed,
     ConnectionSettings,
     DockerEngineConfig,
     DockerNode,
     EngineConfig,
     ManagedNode,
     connect,
-    default_state_dir,
     open_node,
 )
-from indexer._connection import Secret
 from indexer.node import EngineError, NodeDiedError, PortInUseError
 from tests._support import test_engine_config
 from tests.reliability._nodes import free_port

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from base import is_root
 from harness.cli import main
 from indexer import ConnectionSettings, ManagedNode, connect
-from indexer._paths import is_root
 from indexer.node import (
     DistributionNotFoundError,
     JavaNotFoundError,

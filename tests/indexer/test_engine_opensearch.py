@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from base import ConfigError, is_root
 from harness.cli import main
-from indexer import Backend, ConfigError, ConnectionSettings, ManagedNode
-from indexer._paths import is_root
+from indexer import Backend, ConnectionSettings, ManagedNode
 from indexer.node import (
     DistributionNotFoundError,
     JavaNotFoundError,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from indexer import Backend, RequestFailed
-from indexer._exceptions import MappingConflictError
+from base import MappingConflictError, RequestFailed
+from indexer import Backend
 
 PREFIX = "pytest-probe-"
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer import ConfigError, ConnectionSettings
+from base import ConfigError
+from indexer import ConnectionSettings
 from indexer._stack import compose_stack_env, read_stack_env, stack_env_files
 
 

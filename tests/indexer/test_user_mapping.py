@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from indexer import Backend, ConfigError, IndexOptions, UserMapping, build_index, load_user_mapping
+from base import ConfigError
+from indexer import Backend, IndexOptions, UserMapping, build_index, load_user_mapping
 from indexer._build import resolve_alias
 from indexer.data import Dataset, load_dataset
 from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from base import Secret
 from indexer import ConnectionSettings, ManagedNode
-from indexer._connection import Secret
 from tests._support import raw_es_client
 
 HEAP = "512m"

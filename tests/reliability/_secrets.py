@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from indexer._connection import Secret
+from base import Secret
 
 Scannable = str | bytes | Path
 

@@ -17,8 +17,8 @@ from dataclasses import replace
 
 import pytest
 
+from base import Secret
 from indexer import ConnectionSettings
-from indexer._connection import Secret
 from tests._nodes import ManagedNodes
 from tests._pki import SUPERUSER, make_local_pki, secured_engine_config, wait_secured
 from tests._support import test_engine_config

@@ -43,8 +43,9 @@ from typing import Any
 import pytest
 from elasticsearch import Elasticsearch
 
+from base import default_state_dir
 from harness.cli import main as harness_main
-from indexer import ConnectionSettings, DockerEngineConfig, DockerNode, default_state_dir
+from indexer import ConnectionSettings, DockerEngineConfig, DockerNode
 from tests._docker import removed_afterwards, unavailable, wait_for
 from tests._support import REPO, raw_es_client, scifact_subset
 from tests.reliability._faults import poll, search_total, start_harness, summaries

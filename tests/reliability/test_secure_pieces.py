@@ -9,8 +9,7 @@ import pytest
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 
-from indexer import ConfigError
-from indexer._connection import Secret
+from base import ConfigError, Secret
 from tests._pki import (
     CA_CERT_FILE,
     KEYSTORE_FILE,

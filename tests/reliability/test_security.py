@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from elasticsearch import BadRequestError
 
+from base import ConfigError, ConnectionFailed, Secret
 from harness.cli import main as harness_main
-from indexer import ConfigError, ConnectionFailed, ConnectionSettings, connect
-from indexer._connection import Secret
+from indexer import ConnectionSettings, connect
 from indexer.backends._rest import ndjson
 from tests._pki import make_local_pki
 from tests._support import raw_es_client

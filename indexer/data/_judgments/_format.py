@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer._exceptions import ConfigError
+from base import ConfigError
 from indexer.data._judgments._model import Judgment, RatedPair
 from indexer.data._validate import DataFile, Problems
 

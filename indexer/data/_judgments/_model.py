@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from indexer._exceptions import ConfigError, DataError
+from base import ConfigError, DataError
 
 #: how many unknown queries a message names before it says "and N more"
 SHOWN = 5

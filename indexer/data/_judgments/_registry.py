@@ -7,8 +7,7 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from indexer._atomic import write_text_atomic
-from indexer._exceptions import ConfigError
+from base import ConfigError, write_text_atomic
 from indexer.data._judgments import _delimited, _ltr, _quepid, _rre, _trec
 from indexer.data._judgments._format import JudgmentFormat
 from indexer.data._judgments._model import Judgment, Judgments, RatedPair

@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from indexer._atomic import write_jsonl_atomic
-from indexer._exceptions import ConfigError
+from base import ConfigError, write_jsonl_atomic
 from indexer.data._ubi._model import EVENTS_INDEX, QUERIES_INDEX, EventFilter, UbiEvent, UbiLog, UbiQuery
 from indexer.data._ubi._parse import Place, parse_event, parse_query
 from indexer.data._validate import DataFile, Problems, json_records

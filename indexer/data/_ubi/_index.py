@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from indexer._exceptions import ConfigError, IndexingError
+from base import ConfigError, IndexingError
 from indexer.backends import Backend
 from indexer.backends._rest import ndjson
 from indexer.data._ubi._model import EVENTS_INDEX, QUERIES_INDEX, EventFilter, UbiEvent, UbiLog, UbiQuery

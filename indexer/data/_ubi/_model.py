@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from indexer._exceptions import ConfigError
+from base import ConfigError
 
 QUERIES_INDEX = "ubi_queries"
 EVENTS_INDEX = "ubi_events"

@@ -28,8 +28,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from indexer._exceptions import EmbeddingError
-from indexer._paths import default_cache_dir
+from base import EmbeddingError, default_cache_dir
 from indexer.embed._backends._runtime import model_folder
 from indexer.embed._backends._torch import quietly
 from indexer.embed._models import ModelSpec, field_name_for

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from indexer._exceptions import EmbeddingError
+from base import EmbeddingError
 from indexer.embed._backend import EmbeddingBackend, SentenceModel, register
 from indexer.embed._backends._export import HIDDEN_OUTPUT, ensure_onnx
 from indexer.embed._backends._runtime import RuntimeModel, model_folder, read_pipeline

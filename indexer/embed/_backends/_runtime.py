@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from indexer._exceptions import EmbeddingError
+from base import EmbeddingError
 from indexer.embed._models import ModelSpec
 
 Runner = Callable[[dict[str, np.ndarray]], np.ndarray]

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from indexer._exceptions import EmbeddingError
+from base import EmbeddingError
 from indexer.embed._backend import DEFAULT_BATCH_SIZE, EmbeddingBackend, SentenceModel, register
 from indexer.embed._device import select_device
 from indexer.embed._models import ModelSpec

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from indexer._exceptions import ConfigError
+from base import ConfigError
 from indexer.node.flavours import _elasticsearch, _opensearch
 from indexer.node.flavours._base import EngineFlavour, MavenArtifact, PluginSpec
 

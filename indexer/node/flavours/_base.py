@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexer._exceptions import ConfigError
+from base import ConfigError
 
 
 @dataclass(frozen=True, slots=True)

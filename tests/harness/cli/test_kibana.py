@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 
 import pytest
 
+from base import ConfigError, ConnectionFailed
 from harness import RunError
 from harness.cli import main
 from harness.inspect import KibanaAuth, import_saved_objects, saved_object_files
-from indexer import ConfigError, ConnectionFailed
 from tests.harness.cli.old_names import deprecated, line
 
 

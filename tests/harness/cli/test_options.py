@@ -10,6 +10,7 @@ import pytest
 import typer
 import typer.testing
 
+from base import ConfigError
 from harness.cli._options import (
     Deprecated,
     RetriesOpt,
@@ -19,7 +20,6 @@ from harness.cli._options import (
     with_deprecated,
     with_panels,
 )
-from indexer import ConfigError
 
 NewOpt = Annotated[str | None, typer.Option("--embed-url")]
 Models = Annotated[list[str] | None, typer.Option("--embed-model")]

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from base import ENV_HELP, ENV_VARS
 from harness.cli import _reference
 from harness.cli._experiment import FLAGS
 from harness.cli._options import Deprecated, with_deprecated
@@ -23,7 +24,6 @@ from harness.cli._reference import (
     stale,
 )
 from harness.experiment import KEYS
-from indexer import ENV_HELP, ENV_VARS
 
 
 def test_the_generated_pages_are_current() -> None:

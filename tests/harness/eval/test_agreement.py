@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from base import ConfigError
 from harness.eval import cohen_kappa, confusion, fleiss_kappa, kendall_tau, spearman_rho
-from indexer import ConfigError
 
 
 def test_cohen_kappa_by_hand() -> None:

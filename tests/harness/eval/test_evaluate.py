@@ -8,9 +8,9 @@ import random
 import ir_measures
 import pytest
 
+from base import DataError
 from harness import RunError
 from harness.eval import DEFAULT_MEASURES, Measure, evaluate, rank
-from indexer import DataError
 
 from .conftest import synthetic_run
 

@@ -7,6 +7,7 @@ import random
 import pytest
 import ranx
 
+from base import ConfigError
 from harness.eval import (
     DEFAULT_FUSION,
     FUSION_METHODS,
@@ -16,7 +17,6 @@ from harness.eval import (
     optimize_fusion,
     sort_run,
 )
-from indexer import ConfigError
 
 from .conftest import synthetic_run
 

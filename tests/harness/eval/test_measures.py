@@ -5,8 +5,8 @@ from __future__ import annotations
 import ir_measures
 import pytest
 
+from base import ConfigError
 from harness.eval import DEFAULT_MEASURES, FAMILIES, PRIMARY_MEASURE, Measure, parse_measures
-from indexer import ConfigError
 
 
 @pytest.mark.parametrize("measure", DEFAULT_MEASURES, ids=str)

@@ -11,6 +11,7 @@ import random
 
 import pytest
 
+from base import ConfigError
 from harness import RunError
 from harness.eval import (
     Overlap,
@@ -22,7 +23,6 @@ from harness.eval import (
     run_overlaps,
     summarize,
 )
-from indexer import ConfigError
 
 
 def rbo_ext_by_the_formula(a: list[str], b: list[str], p: float) -> float:

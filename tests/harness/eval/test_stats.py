@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
+from base import ConfigError
 from harness import RunError
 from harness.eval import (
     STAT_TESTS,
@@ -19,7 +20,6 @@ from harness.eval import (
     paired_t_test,
     randomization_test,
 )
-from indexer import ConfigError
 
 
 def scores(seed: int, n: int = 80) -> np.ndarray:

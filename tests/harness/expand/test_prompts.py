@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from base import ConfigError
 from harness.expand import GENERATION_METHODS, builtin_prompt, load_prompt
-from indexer import ConfigError
 
 
 @pytest.mark.parametrize("method", list(GENERATION_METHODS))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from base import ConfigError
 from harness.expand import (
     REASONING_FORMATS,
     ReasoningFormat,
@@ -11,7 +12,6 @@ from harness.expand import (
     choose_reasoning_format,
     reasoning_format_for,
 )
-from indexer import ConfigError
 
 R1 = "<think>\nThe patient has a fever and a rash; consider measles.\n</think>\n\nMeasles presents with Koplik spots."
 HUATUO = (

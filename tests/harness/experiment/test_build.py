@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from base import ConfigError
 from harness.cli import main
 from harness.eval import FusionSpec
 from harness.experiment import KEYS, EmbeddingTable, Experiment, SearchTable, experiment, identity
-from indexer import ConfigError
 
 URL = ["--url", "http://127.0.0.1:9"]  # nothing is connected to: every refusal comes first
 

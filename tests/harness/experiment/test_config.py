@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from base import ConfigError
 from harness.experiment import EXPERIMENT_MODE, experiment, identity
 from harness.strategies import FusedArm
-from indexer import ConfigError
 from tests._support import REPO
 
 GOOD = """

@@ -15,13 +15,14 @@ from typing import Any
 import jsonschema
 import pytest
 
+from base import CapabilityMissing, ConfigError, DataError
 from harness._errors import RunError
 from harness.cli import main
 from harness.experiment import Experiment, experiment
 from harness.results import RunResults, trec_path
 from harness.run import run
 from harness.templates import builtin_path
-from indexer import Backend, CapabilityMissing, ConfigError, ConnectionSettings, DataError
+from indexer import Backend, ConnectionSettings
 from tests._support import REPO, scifact_subset
 
 DATASET = "experiment-subset"

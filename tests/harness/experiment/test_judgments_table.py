@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from base import ConfigError
 from harness.cli import main
-from harness.clicks import ClickModelSpec
 from harness.experiment import Experiment, describe_keys, experiment, identity
-from harness.judge import DEFAULT_COMBINE, DEFAULT_DEPTH, JudgeOptions
-from harness.judgment_sources import SOURCES, Clicks, Files, Judge
-from indexer import ConfigError
+from harness.judgments.clicks import ClickModelSpec
+from harness.judgments.judge import DEFAULT_COMBINE, DEFAULT_DEPTH, JudgeOptions
+from harness.judgments.sources import SOURCES, Clicks, Files, Judge
 from tests._support import REPO
 
 HEAD = 'mode = "hybrid"\n\n[data]\ndatasets = ["sample"]\n\n[judgments]\n'

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from base import read_json
 from harness.cli import main
 from harness.eval import PRIMARY_MEASURE, FusionSpec, evaluate, fuse, top_k
 from harness.results import RunResults, load_ranking, rank_run, trec_path
 from harness.sweep import Setting, kfold_folds, kfold_split
-from indexer import load_dataset, read_json
+from indexer import load_dataset
 from tests._support import scifact_subset
 
 DATASET = "experiment-subset"

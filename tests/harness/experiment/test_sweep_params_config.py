@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from base import ConfigError
 from harness.cli import main
 from harness.experiment import Experiment, experiment, identity
 from harness.sweep import JointGrid, ParamAxis, SweepContext, SweepSpec, grid, sweep_grid
-from indexer import ConfigError
 from tests._support import REPO
 
 SWEPT = """

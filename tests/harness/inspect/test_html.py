@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from base import slug
 from harness.inspect import render_html, write_html
 from harness.results import RunResults
-from indexer import slug
 from indexer.data import load_dataset
 from tests._support import SCIFACT
 from tests.harness.inspect.synthetic import ARMS, DATASETS, N_QUERIES, make_run_dir

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from base import ConfigError
 from harness._compare import overlap_runs
 from harness.cli import main
 from harness.eval import compare_overlap, rankings
 from harness.inspect import dataset_tables, overlap_table, print_table, render_html, render_markdown
 from harness.results import RunResults
-from indexer import ConfigError
 from tests.harness.inspect.synthetic import DATASETS, N_QUERIES, make_run_dir
 
 

@@ -16,10 +16,11 @@ from pathlib import Path
 import ir_measures
 import pytest
 
+from base import DataError
 from harness.cli import main
 from harness.judgments import RunData, pool_dataset
 from harness.results import RunResults, load_per_query, load_ranking, trec_path
-from indexer import DataError, load_dataset, read_judgments
+from indexer import load_dataset, read_judgments
 from tests.harness.cli.old_names import deprecated, line
 from tests.harness.conftest import GATE_DATASET
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
+from base import Endpoint, EndpointError, Retry, RetryCounter, explain, is_fatal
 from harness.llm import ChatAnswer, ChatClient
-from indexer import Endpoint, EndpointError, Retry, RetryCounter, explain, is_fatal
 from tests._openai_server import OpenAIServer, rate_limited
 
 MESSAGES = [{"role": "user", "content": "What presents with Koplik spots?"}]

@@ -10,8 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from base import ConfigError
 from harness.load import LoadOptions, MultiSearchOperation, SearchOperation, run_load, summarize
-from indexer import Backend, ConfigError
+from indexer import Backend
 
 WORDS = ["cell", "protein", "gene", "cancer", "virus", "brain", "heart", "blood", "drug", "immune"]
 

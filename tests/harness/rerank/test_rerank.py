@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from base import ConfigError
 from harness.cli import main
 from harness.rerank import CrossEncoderReranker, RerankSpec, make_reranker
 from harness.results import RunResults
-from indexer import ConfigError, EmbeddingCache
+from indexer import EmbeddingCache
 from indexer.embed import bundled_model_path
 from tests._support import scifact_subset
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from base import ConfigError
 from harness._search import ArmRun
 from harness.run import Checkpoints, write_manifest
 from harness.run._checkpoints import file_name
-from indexer import ConfigError
 from tests.harness.inspect.synthetic import make_dataset, synthetic_results
 
 RUN = ArmRun(

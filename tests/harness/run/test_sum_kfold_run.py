@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 import harness.run._arms as arms
+from base import read_json
 from harness._search import ArmRun
 from harness.cli import main
 from harness.eval import evaluate, tune_sum_weights
 from harness.results import RunResults
 from harness.strategies import EngineSum, QueryInput, SearchContext
 from harness.sweep import kfold_split
-from indexer import Backend, read_json
+from indexer import Backend
 from indexer.data import load_dataset
 from indexer.embed import CachedEmbedder, EmbeddingCache, Encoder, resolve_model
 from tests._support import scifact_subset

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from base import ConfigError
 from harness.cli import main
 from harness.experiment import experiment, identity
 from harness.results import Manifest, RunResults, load_ranking, trec_path
 from harness.strategies import LEXICAL_FIELDS, Lexical, QueryInput, SearchContext, TextFields, Vector
-from indexer import Backend, ConfigError
+from indexer import Backend
 from tests._mappings import FIELDS, team_body
 from tests._support import scifact_subset
 

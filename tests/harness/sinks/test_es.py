@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from base import BulkIndexError
 from harness import RunError
 from harness.results import EvalRecord
 from harness.sinks import ALIAS, SINKS, EngineSink, SinkTarget, index_template
-from indexer import Backend, BulkIndexError
+from indexer import Backend
 from tests.harness.inspect.synthetic import ARMS, N_QUERIES, make_dataset, records_for
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from base import CapabilityMissing, ConfigError, RequestFailed
 from harness import RunError
 from harness.experiment import experiment
 from harness.strategies import (
@@ -21,16 +22,7 @@ from harness.strategies import (
     SearchContext,
     Vector,
 )
-from indexer import (
-    RRF_RETRIEVER,
-    Backend,
-    CapabilityMissing,
-    ConfigError,
-    ConnectionSettings,
-    FusionParams,
-    RequestFailed,
-    VectorSpec,
-)
+from indexer import RRF_RETRIEVER, Backend, ConnectionSettings, FusionParams, VectorSpec
 from indexer.backends._elasticsearch import ElasticsearchBackend
 from indexer.backends._rest import ndjson
 

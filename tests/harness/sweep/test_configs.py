@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from base import ConfigError
 from harness.eval import FusionSpec, Run, fuse, top_k
 from harness.sweep import PROVIDERS, Choice, SweepContext, SweepSpec, grid
 from harness.sweep._configs import FUSION_STAGE, RunSet
-from indexer import ConfigError
 
 RUNS = {
     "lexical": {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 5.0, "y": 4.0}},

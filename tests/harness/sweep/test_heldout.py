@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from base import ConfigError
 from harness.sweep import TuneOn, best, kfold_folds, kfold_split, parse_tune_on, select
-from indexer import ConfigError
 
 QIDS = [f"q{i:03d}" for i in range(53)]
 

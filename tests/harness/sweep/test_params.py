@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from base import ConfigError
 from harness.sweep import (
     PROVIDERS,
     ParamAxis,
@@ -13,7 +14,6 @@ from harness.sweep import (
     grid,
     variant_key,
 )
-from indexer import ConfigError
 
 GRID = ParamGrid(
     (

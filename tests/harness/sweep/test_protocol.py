@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from base import ConfigError
 from harness.experiment import experiment, identity
 from harness.sweep import SweepSpec, TuneOn, check_protocol
-from indexer import ConfigError, Dataset
+from indexer import Dataset
 from indexer.data import load_dataset
 
 

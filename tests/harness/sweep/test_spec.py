@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from base import ConfigError
 from harness.eval import FusionSpec
 from harness.sweep import NAMED_GRIDS, SweepSpec
-from indexer import ConfigError
 
 
 def test_a_joint_grid_is_the_union_over_methods_of_their_own_axes() -> None:

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from base import ConfigError
 from harness.templates import HARNESS_VARIABLES, QueryTemplate, builtin_names, builtin_path
-from indexer import ConfigError
 
 KNOWN = set(HARNESS_VARIABLES)
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from indexer import Backend, ConnectionSettings, EngineUnavailable, RequestFailed, VectorSpec, connect
-from indexer._exceptions import MappingConflictError, NotFound
+from base import EngineUnavailable, MappingConflictError, NotFound, RequestFailed
+from indexer import Backend, ConnectionSettings, VectorSpec, connect
 from indexer.backends import KNN, KnnSpec
 from indexer.backends._rest import ndjson
 from tests._support import drop_indices

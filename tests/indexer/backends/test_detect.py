@@ -8,8 +8,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from indexer import ConnectionFailed, ConnectionSettings, connect
-from indexer._exceptions import UnsupportedEngine
+from base import ConnectionFailed, UnsupportedEngine
+from indexer import ConnectionSettings, connect
 from indexer.backends import detect_product
 from indexer.backends._elasticsearch import ElasticsearchBackend
 

@@ -9,18 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from base import CapabilityMissing, ConfigError, Secret
 from harness.cli import main as harness_main
 from harness.results import RunResults
-from indexer import (
-    Backend,
-    CapabilityMissing,
-    ConfigError,
-    ConnectionSettings,
-    ManagedNode,
-    VectorSpec,
-    connect,
-)
-from indexer._connection import Secret
+from indexer import Backend, ConnectionSettings, ManagedNode, VectorSpec, connect
 from indexer.backends import KNN, KnnSpec
 from indexer.backends._opensearch import _missing, build_client
 from indexer.backends._rest import ndjson

@@ -16,9 +16,10 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from indexer import ConnectionSettings, RequestFailed, Retry
+from base import RequestFailed, Retry
+from base._retry import retry_hint, transient
+from indexer import ConnectionSettings
 from indexer._bulk import BulkLoader
-from indexer._retry import retry_hint, transient
 from indexer.backends import backend_class
 from indexer.backends._errors import retry_after
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from indexer import Backend, CapabilityMissing
+from base import CapabilityMissing
+from indexer import Backend
 from indexer.backends import RANK_EVAL, RatedRequest
 from indexer.backends._rest import ndjson
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import DataError
+from base import DataError
 from indexer.data import DATA_DIR_ENV, PINNED_REVISIONS, R2MED_NAMES, _hub, load_dataset, resolve_specs
 from tests._support import R2MED_DEMO
 
@@ -109,7 +109,7 @@ def test_resolve_specs_expands_r2med() -> None:
 
 
 def test_unknown_r2med_name_is_a_config_error() -> None:
-    from indexer import ConfigError
+    from base import ConfigError
 
     with pytest.raises(ConfigError, match='found "r2med/Cardiology"'):
         load_dataset("r2med/Cardiology")

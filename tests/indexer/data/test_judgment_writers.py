@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer import JUDGMENT_FORMATS, ConfigError, DataError, RatedPair, read_judgments, write_judgments
+from base import ConfigError, DataError
+from indexer import JUDGMENT_FORMATS, RatedPair, read_judgments, write_judgments
 from indexer.data import rated_pairs
 
 QUERIES = {"1": "okra and blood sugar", "2": "Does vitamin D, in winter, help?", "10": "=- weird start"}

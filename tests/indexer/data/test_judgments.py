@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer import JUDGMENT_FORMATS, ConfigError, DataError, read_judgments
+from base import ConfigError, DataError
+from indexer import JUDGMENT_FORMATS, read_judgments
 
 QUERIES = {"q1": "okra and blood sugar", "q2": "Does vitamin D, in winter, help?", "q3": "=- weird start"}
 

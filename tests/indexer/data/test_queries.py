@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer import ConfigError, DataError, judged_dataset
+from base import ConfigError, DataError
+from indexer import judged_dataset
 from indexer.data import read_queries
 
 

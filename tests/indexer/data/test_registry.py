@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import ConfigError, DataError
+from base import ConfigError, DataError
 from indexer.data import describe, known_datasets, load_dataset
 from tests._support import R2MED_DEMO, SCIFACT
 

@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
+from base import ConfigError, DataError
 from indexer import (
     Backend,
-    ConfigError,
-    DataError,
     EventFilter,
     UbiEvent,
     UbiLog,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import DataError
+from base import DataError
 from indexer.data import Severity, load_dataset
 
 Maker = Callable[..., Path]

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer import ConfigError, EmbeddingError
+from base import ConfigError, EmbeddingError
 from indexer.embed import (
     BACKENDS,
     CachedEmbedder,

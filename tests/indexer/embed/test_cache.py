@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer import EmbeddingError
-from indexer._exceptions import CacheError
+from base import EmbeddingError
+from base._exceptions import CacheError
 from indexer.embed import EmbeddingCache, ModelSpec, cache_key, default_cache_dir, spec_key
 from indexer.embed._cache import CACHE_FILE
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from indexer import ConfigError
+from base import ConfigError
 from indexer.embed import available_devices, choose_device, select_device
 
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from indexer import EmbeddingError
+from base import EmbeddingError
 from indexer.embed import Encoder, ModelSpec, batch_order, l2_normalize
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer import EmbeddingError, Endpoint, Retry
+from base import EmbeddingError, Endpoint, Retry
 from indexer.embed import (
     CachedEmbedder,
     EmbeddingCache,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import EmbeddingError
+from base import EmbeddingError
 from indexer.embed import (
     BGE_QUERY_PROMPT,
     E5_DOCUMENT_PROMPT,

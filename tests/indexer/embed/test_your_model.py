@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer import ConfigError, EmbeddingError
+from base import ConfigError, EmbeddingError
 from indexer.embed import (
     E5_DOCUMENT_PROMPT,
     E5_QUERY_PROMPT,
