@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from base import timed
+from harness.eval import rank
 from harness.results import AnnRecall
 from indexer import CachedEmbedder, Dataset, document_text
 
@@ -118,7 +119,7 @@ def ann_recall(
     rows = docs.rows
     per_query: dict[str, dict[str, float]] = {f"recall@{k}": {} for k in ks}
     for i, qid in enumerate(qids):
-        ranked = sorted(runs.get(qid, {}).items(), key=lambda item: (-item[1], item[0]))
+        ranked = rank(runs.get(qid, {}), qid)
         ids = [d for d, _ in ranked]
         for k in ks:
             value = recall_at(ids, query_vectors[i], float(exact.scores[i, k - 1]), docs, rows, k)

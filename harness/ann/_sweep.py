@@ -20,7 +20,7 @@ from base import IndexingError, slug
 from harness._errors import RunError
 from harness.ann._exact import DocumentVectors, ExactNeighbours, exact_top_k, recall_at
 from harness.ann._options import is_exact
-from harness.eval import evaluate
+from harness.eval import evaluate, rank
 from harness.load import LoadOptions, SearchOperation, run_load, summarize
 from harness.results import AnnPoint, AnnSweep, SweepSettings
 from indexer import Backend, KnnSpec, VectorSpec
@@ -152,7 +152,7 @@ def _recall(
     rows = inputs.docs.rows
     values = []
     for i, qid in enumerate(inputs.qids):
-        ranked = [d for d, _ in sorted(run.get(qid, {}).items(), key=lambda item: (-item[1], item[0]))]
+        ranked = [d for d, _ in rank(run.get(qid, {}), qid)]
         values.append(
             recall_at(ranked, inputs.queries[i], float(exact.scores[i, k - 1]), inputs.docs, rows, k)
         )

@@ -4,7 +4,7 @@ Pure Python over ranx; no engine needed.
 
 * Measures: :class:`Measure` (``Measure.parse("nDCG@10")``), :data:`DEFAULT_MEASURES`.
 * Scoring: :func:`evaluate` -> :class:`Evaluation` (per-query scores and means).
-* Ranking order: :func:`sort_run`, :func:`top_k` (score desc, then doc id asc).
+* Ranking order, trec_eval's: :func:`rank`, :func:`sort_run`, :func:`top_k` (score desc, then doc id desc).
 * Fusion: :class:`FusionSpec` (``FusionSpec.parse("wsum:weights=0.3/0.7")``),
   :func:`fuse`, :func:`optimize_fusion`.
 * In-engine weighted sum: :func:`tune_sum_weights`, :func:`weighted_sum_run`.

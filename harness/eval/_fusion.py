@@ -13,7 +13,7 @@ Methods and normalisations live in registries (:data:`FUSION_METHODS`,
 mapping given to :func:`fuse`.
 
 Determinism: rank-based methods (rrf, isr, log_isr) see each arm ranked by score
-descending then doc id ascending, with ties removed (ranx would otherwise
+descending then doc id descending (trec_eval's), with ties removed (ranx would otherwise
 order ties by an unstable sort). The fused run is returned in that same order.
 """
 
@@ -265,7 +265,7 @@ def fuse(runs: Mapping[str, RunLike], spec: FusionSpec | str = DEFAULT_FUSION) -
     Queries missing from an arm, or without results in it, are fused from the other
     arms alone (the empty arm contributes 0), even when an arm found nothing for any
     query. The returned run covers the union of queries, in id order, each ranked by
-    score descending then doc id ascending.
+    score descending then doc id descending (trec_eval's order).
     """
     import ranx
 
@@ -308,7 +308,7 @@ def optimize_fusion(
         tunable = ", ".join(m.name for m in FUSION_METHODS.values() if m.tunable)
         raise ConfigError(f"fusion {info.name} has no parameters to tune; tunable methods: {tunable}")
     measure = Measure.parse(metric)
-    if measure.ranx_name is None:
+    if measure.ranx_name() is None:
         raise ConfigError(f"cannot tune fusion on {measure}: it is not a quality measure")
     norm_key = _norm(info.default_norm if norm == DEFAULT else norm)
     probe = (
@@ -330,7 +330,7 @@ def optimize_fusion(
                 ranx_runs,
                 norm=norm_key,
                 method=info.ranx,
-                metric=measure.ranx_name,
+                metric=measure.ranx_name(),
                 **kwargs,
             )
     except Exception as err:

@@ -20,7 +20,7 @@ change can be seen before anyone judges its results.
   score 1, lists with nothing in common 0, and it is symmetric. It is neither the lower bound
   RBO_min nor the residual-free RBO@depth sum alone.
 
-Rankings are a run's order (:func:`harness.eval.rank`: score descending, then doc id ascending),
+Rankings are a run's order (:func:`harness.eval.rank`: score descending, then doc id descending),
 the order the TREC files are written in. Two empty rankings are taken as identical (1 on both
 measures: nothing moved); an empty ranking against a non-empty one scores 0. Over runs, the mean
 is over the queries that at least one of the two arms returned anything for (a query present in
@@ -133,7 +133,7 @@ Rankings = Mapping[str, Sequence[str]]
 
 
 def rankings(run: RunLike) -> dict[str, list[str]]:
-    """Each query's document ids in the run's order: score descending, then doc id ascending."""
+    """Each query's document ids in the run's order: score descending, then doc id descending."""
     return {qid: [doc for doc, _ in rank(run[qid], qid)] for qid in run}
 
 

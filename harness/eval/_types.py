@@ -1,10 +1,11 @@
 """Run and qrels shapes, and the one deterministic ranking order.
 
 A run is ranx's shape, ``{qid: {docid: score}}``; qrels are ``{qid: {docid: grade}}``.
-Every ranking this package produces or scores follows one order: score
-descending, then document id ascending. :func:`sort_run` and :func:`top_k`
-implement it, so nothing here depends on dict insertion order or on how a
-library happens to break ties.
+Every ranking this package produces or scores follows one order, trec_eval's: score
+descending, then document id descending (trec_eval and pytrec_eval re-sort each query's results
+so, whatever the rank column of a file says). :func:`rank`, :func:`sort_run` and :func:`top_k`
+implement it, so nothing here depends on dict insertion order or on how a library happens to
+break ties, and a TREC file the harness writes scores in trec_eval as in the harness.
 """
 
 from __future__ import annotations
@@ -24,20 +25,22 @@ QrelsLike = Mapping[str, Mapping[str, int]]
 
 
 def rank(results: Mapping[str, float], qid: str = "?") -> list[tuple[str, float]]:
-    """One query's results as ``(docid, score)`` pairs: score desc, then doc id asc."""
+    """One query's results as ``(docid, score)`` pairs: score desc, then doc id desc (trec_eval's order)."""
     for doc_id, score in results.items():
         if not isinstance(score, numbers.Real) or math.isnan(score):
             raise RunError(
                 f"query {qid!r}: document {doc_id!r} has score {score!r}; expected a number, not NaN"
             )
-    return sorted(((d, float(s)) for d, s in results.items()), key=lambda item: (-item[1], item[0]))
+    return sorted(
+        ((d, float(s)) for d, s in results.items()), key=lambda item: (item[1], item[0]), reverse=True
+    )
 
 
 def sort_run(run: RunLike) -> Run:
     """A copy of ``run`` whose queries are in id order and whose results are ranked.
 
     Each query's dict iterates in rank order (score descending, then doc id
-    ascending), so ``list(sorted_run[qid])`` is the ranking.
+    descending), so ``list(sorted_run[qid])`` is the ranking.
     """
     return {qid: dict(rank(run[qid], qid)) for qid in sorted(run)}
 

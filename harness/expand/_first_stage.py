@@ -15,6 +15,7 @@ from typing import Any
 from rich.console import Console
 
 from harness._search import SearchOptions, run_searches
+from harness.eval import rank
 from harness.strategies import Lexical, QueryInput, SearchContext
 from indexer import Backend, Dataset, IndexOptions, build_index
 
@@ -56,7 +57,7 @@ def format_passages(texts: list[str]) -> str:
 
 
 def _ranked(run: dict[str, float], depth: int) -> list[str]:
-    return [doc for doc, _ in sorted(run.items(), key=lambda item: (-item[1], item[0]))[:depth]]
+    return [doc for doc, _ in rank(run)[:depth]]
 
 
 def first_stage(

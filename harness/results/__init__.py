@@ -98,7 +98,15 @@ from harness.results._records import (
     record_id,
 )
 from harness.results._scores import scores_and_intervals
-from harness.results._trec import RUNS_FOLDER, Ranking, load_ranking, rank_run, trec_path
+from harness.results._trec import (
+    RUNS_FOLDER,
+    Ranking,
+    load_ranking,
+    rank_run,
+    read_run,
+    trec_lines,
+    trec_path,
+)
 from harness.results._tuning import HeldOutSweep, SweepFold, TuningChoices
 
 SCHEMA_RESOURCE = f"resources/schema/results-v{SCHEMA_VERSION}.schema.json"
@@ -182,9 +190,11 @@ __all__ = [
     "load_records",
     "metric_from_json",
     "rank_run",
+    "read_run",
     "record_id",
     "schema",
     "scores_and_intervals",
     "sidecar_path",
+    "trec_lines",
     "trec_path",
 ]

@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 
 from harness._search import ArmRun
-from harness.eval import FusionSpec, fuse, top_k
+from harness.eval import FusionSpec, fuse, rank, top_k
 from harness.experiment import Experiment
 from harness.rerank import Reranker
 from harness.results import ArmTarget
@@ -150,7 +150,7 @@ class Executor:
         per_query_ms = (time.perf_counter() - t0) * 1000.0 / max(1, len(ranked))
         run: dict[str, dict[str, float]] = {}
         for qid, docs in source.run.items():
-            head = dict(sorted(scores.get(qid, {}).items(), key=lambda item: (-item[1], item[0])))
+            head = dict(rank(scores.get(qid, {}), qid))
             floor = min(head.values(), default=0.0)
             tail = [d for d in top_k({qid: docs}, len(docs))[qid] if d not in head] if docs else []
             run[qid] = {**head, **{d: floor - 1.0 - i for i, d in enumerate(tail)}}

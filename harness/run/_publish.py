@@ -6,12 +6,11 @@ Every file is written atomically. ``results.json`` goes last but one and ``manif
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from base import write_json_atomic, write_jsonl_atomic, write_text_atomic
-from harness.eval import sort_run
 from harness.inspect import RecordContext, build_records, render_markdown
 from harness.judgments import qrels_path, qrels_text
 from harness.results import (
@@ -23,6 +22,7 @@ from harness.results import (
     PairScores,
     QueryScores,
     RunResults,
+    trec_lines,
     trec_path,
 )
 from harness.run._assemble import arm_overlaps
@@ -38,12 +38,6 @@ class Publication:
     run_dir: Path
     results: RunResults
     outcomes: Sequence[DatasetOutcome]
-
-
-def trec_lines(run: Mapping[str, Mapping[str, float]], tag: str) -> Iterator[str]:
-    for qid, ranked in sort_run(run).items():
-        for position, (doc_id, score) in enumerate(ranked.items(), start=1):
-            yield f"{qid} Q0 {doc_id} {position} {score:.6f} {tag}\n"
 
 
 def write_trec_files(pub: Publication) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from base import ConfigError, write_text_atomic
+from harness.results import trec_lines
 from indexer import CLICK, IMPRESSION, UbiEvent, UbiLog, UbiQuery, write_ubi_files
 
 from ._spec import SpecError
@@ -193,12 +194,9 @@ def systems(simulation: Simulation, seed: int = 7) -> dict[str, dict[str, dict[s
 
 
 def trec_text(run: Mapping[str, Mapping[str, float]], tag: str) -> str:
-    """A run as TREC run lines (``QUERY_ID Q0 DOC_ID RANK SCORE TAG``; ties by document id)."""
-    lines = []
-    for qid in sorted(run):
-        ranked = sorted(run[qid].items(), key=lambda kv: (-kv[1], kv[0]))
-        lines += [f"{qid} Q0 {doc} {r} {score:.6f} {tag}" for r, (doc, score) in enumerate(ranked, 1)]
-    return "\n".join(lines) + "\n"
+    """A run as TREC run lines (``QUERY_ID Q0 DOC_ID RANK SCORE TAG``; trec_eval's order, scores as written
+    by the run directory's writer)."""
+    return "".join(trec_lines(run, tag))
 
 
 def write_simulation(folder: Path | str, simulation: Simulation) -> list[Path]:

@@ -71,7 +71,40 @@ def test_grade_zero_is_judged_but_not_relevant():
     assert ev.mean("nDCG@10") == pytest.approx((2 / math.log2(3)) / 2)  # b at rank 2, ideal b at rank 1
     assert ev.mean("P@10") == pytest.approx(1 / 10)
     assert ev.mean("Recall@10") == pytest.approx(1.0)
-    assert ev.mean("Unjudged@10") == pytest.approx(1 / 3)  # only c is unjudged
+    assert ev.mean("Unjudged@10") == pytest.approx(1 / 10)  # only c is unjudged: trec_eval's unj divides by k
+
+
+def test_negative_grades_are_read_as_trec_eval_reads_them():
+    # trec_eval: a negative grade is in the pool but not judged: never relevant, counted by unj, dropped by -J
+    qrels = {"q": {"a": -1, "b": 2, "c": 0}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    ev = evaluate(qrels, run, ["P@10", "Unjudged@10", "nDCG_judged@10", "MRR", "Bpref"])
+    assert ev.mean("P@10") == pytest.approx(1 / 10)
+    assert ev.mean("Unjudged@10") == pytest.approx(1 / 10)
+    assert ev.mean("nDCG_judged@10") == pytest.approx(1.0)  # a dropped: b first of what is left
+    assert ev.mean("MRR") == pytest.approx(1 / 2)
+    assert ev.mean("Bpref") == pytest.approx(1.0)  # no judged non-relevant above b
+
+
+def test_relevance_level_makes_grade_one_non_relevant_for_binary_measures_only():
+    qrels = {"q": {"a": 1, "b": 2}}
+    run = {"q": {"a": 2.0, "b": 1.0}}
+    at_two = evaluate(qrels, run, ["P@10", "MRR", "Recall@10", "nDCG@10", "P(rel=1)@10"], relevance_level=2)
+    assert at_two.mean("P@10") == pytest.approx(1 / 10)
+    assert at_two.mean("P(rel=1)@10") == pytest.approx(2 / 10)  # a measure's own level wins
+    assert at_two.mean("MRR") == pytest.approx(1 / 2)
+    assert at_two.mean("Recall@10") == pytest.approx(1.0)
+    at_one = evaluate(qrels, run, ["nDCG@10"])
+    assert at_two.mean("nDCG@10") == at_one.mean("nDCG@10")  # gains are grades at any level, as trec_eval's
+
+
+def test_without_trec_evals_c_the_mean_is_over_queries_with_results():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    run = {"q1": {"a": 1.0}}
+    assert evaluate(qrels, run, ["P@1"]).mean("P@1") == pytest.approx(0.5)
+    alone = evaluate(qrels, run, ["P@1"], complete=False)
+    assert alone.mean("P@1") == pytest.approx(1.0)
+    assert alone.qids == ("q1",) and alone.empty_qids == ()
 
 
 def test_missing_and_empty_queries_count_as_zero(scifact_test_qrels):
@@ -102,11 +135,11 @@ def test_run_with_no_results_at_all_scores_zero(scifact_test_qrels):
     assert all(v == 0.0 for v in ev.means.values())
 
 
-def test_ties_break_by_doc_id_ascending():
+def test_ties_break_by_doc_id_descending_as_trec_eval():
     qrels = {"q1": {"b": 1}, "q2": {"b": 1}}
     run = {"q1": {"a": 1.0, "b": 1.0}, "q2": {"c": 1.0, "b": 1.0}}
     ev = evaluate(qrels, run, ["MRR@100"])
-    assert ev.scores("MRR@100") == {"q1": 0.5, "q2": 1.0}
+    assert ev.scores("MRR@100") == {"q1": 1.0, "q2": 0.5}
 
 
 def test_tied_run_is_order_independent_and_matches_reference(graded_qrels):

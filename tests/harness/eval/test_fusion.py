@@ -85,11 +85,11 @@ def test_rrf_is_the_default_with_k_60():
 def test_rrf_hand_computed_with_ties_broken_by_doc_id():
     runs = {"a": {"q": {"x": 1.0, "y": 1.0}}, "b": {"q": {"y": 5.0, "z": 4.0}}}
     fused = fuse(runs, "rrf:k=60")["q"]
-    # arm a ranks x (doc id asc wins the tie) then y; arm b ranks y then z.
-    assert fused["y"] == pytest.approx(1 / 62 + 1 / 61)
-    assert fused["x"] == pytest.approx(1 / 61)
+    # arm a ranks y (doc id desc wins the tie, as trec_eval) then x; arm b ranks y then z.
+    assert fused["y"] == pytest.approx(1 / 61 + 1 / 61)
+    assert fused["x"] == pytest.approx(1 / 62)
     assert fused["z"] == pytest.approx(1 / 62)
-    assert list(fused) == ["y", "x", "z"]
+    assert list(fused) == ["y", "z", "x"]  # x and z tie: doc id descending
 
 
 def test_rank_based_fusion_ignores_dict_order(arms):

