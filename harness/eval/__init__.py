@@ -3,7 +3,8 @@
 Pure Python over ranx; no engine needed.
 
 * Measures: :class:`Measure` (``Measure.parse("nDCG@10")``), :data:`DEFAULT_MEASURES`.
-* Scoring: :func:`evaluate` -> :class:`Evaluation` (per-query scores and means).
+* Scoring: :func:`evaluate` -> :class:`Evaluation` (per-query scores and means), trec_eval's rules
+  (relevance level, ``-c``); protocols by name (:data:`PROTOCOLS`: ``trec_eval``, ``r2med``).
 * Ranking order, trec_eval's: :func:`rank`, :func:`sort_run`, :func:`top_k` (score desc, then doc id desc).
 * Fusion: :class:`FusionSpec` (``FusionSpec.parse("wsum:weights=0.3/0.7")``),
   :func:`fuse`, :func:`optimize_fusion`.
@@ -54,6 +55,7 @@ from ._overlap import (
     run_overlaps,
     summarize,
 )
+from ._protocol import DEFAULT_PROTOCOL, PROTOCOLS, Protocol, drop_query_ids, protocol
 from ._stats import (
     STAT_TESTS,
     Comparison,
@@ -70,6 +72,7 @@ from ._types import Qrels, Run, rank, sort_run, top_k
 __all__ = [
     "DEFAULT_FUSION",
     "DEFAULT_MEASURES",
+    "DEFAULT_PROTOCOL",
     "FAMILIES",
     "FUSION_METHODS",
     "KAPPA_WEIGHTS",
@@ -77,6 +80,7 @@ __all__ = [
     "OVERLAP_K",
     "PARAM_WEIGHTS",
     "PRIMARY_MEASURE",
+    "PROTOCOLS",
     "RATIOS",
     "RBO_P",
     "RBO_VARIANT",
@@ -90,6 +94,7 @@ __all__ = [
     "Kappa",
     "Measure",
     "Overlap",
+    "Protocol",
     "Qrels",
     "QueryOverlap",
     "Rankings",
@@ -100,6 +105,7 @@ __all__ = [
     "compare_arms",
     "compare_overlap",
     "confusion",
+    "drop_query_ids",
     "evaluate",
     "fleiss_kappa",
     "fuse",
@@ -109,6 +115,7 @@ __all__ = [
     "overlap_at_k",
     "paired_t_test",
     "parse_measures",
+    "protocol",
     "query_overlaps",
     "randomization_test",
     "rank",

@@ -5,7 +5,9 @@ the query twice, then the document; LameR = the query, then the document; search
 (agentic retrieval with a reasoning model) = the generated text alone. Dense: query2doc = query and
 document joined by a separator into one text; the others = query and document encoded separately
 and their vectors averaged (then re-normalised, which keeps every ranking of an averaged unit vector
-under dot product).
+under dot product). Under R2MED's protocol (``eval.protocol = "r2med"``, :data:`harness.eval.PROTOCOLS`)
+query2doc's two copies of the query are joined with no space, and a document encoded apart from its
+query gets no query prompt, as R2MED's code does.
 
 Reasoning models (:mod:`harness.expand._reasoning`, a table keyed by model family): the trace is split off
 and only the answer is searched with. Like R2MED's evaluation, an expansion set from a reasoning
@@ -25,6 +27,7 @@ import numpy as np
 
 from base import ConfigError
 from harness._errors import RunError
+from harness.eval import DEFAULT_PROTOCOL, PROTOCOLS, Protocol
 from harness.expand._reasoning import ReasoningFormat, reasoning_format_for
 from harness.results import ExpansionInfo, ReasoningSplit
 from indexer import Dataset
@@ -35,18 +38,19 @@ DENSE_SEPARATOR = " [SEP] "
 @dataclass(frozen=True, slots=True)
 class ExpansionMethod:
     name: str
-    lexical: Callable[[str, str], str]
+    lexical: Callable[[str, str, str], str]
+    """(query, document, what joins repeated copies of the query) -> the text BM25 searches with."""
     dense_joined: bool  # True: one joined text; False: encode separately and average
 
 
-def _alone(query: str, doc: str) -> str:
+def _alone(query: str, doc: str, join: str) -> str:
     return doc
 
 
 EXPANSIONS: dict[str, ExpansionMethod] = {
     "hyde": ExpansionMethod("hyde", _alone, dense_joined=False),
-    "query2doc": ExpansionMethod("query2doc", lambda q, d: f"{q} {q} {d}", dense_joined=True),
-    "lamer": ExpansionMethod("lamer", lambda q, d: f"{q} {d}", dense_joined=False),
+    "query2doc": ExpansionMethod("query2doc", lambda q, d, join: f"{q}{join}{q} {d}", dense_joined=True),
+    "lamer": ExpansionMethod("lamer", lambda q, d, join: f"{q} {d}", dense_joined=False),
     "search-o1": ExpansionMethod("search-o1", _alone, dense_joined=False),
     "search-r1": ExpansionMethod("search-r1", _alone, dense_joined=False),
 }
@@ -64,6 +68,8 @@ class Expansion:
     no_answer: tuple[str, ...] = ()  # qids whose answer came out empty: searched with the query alone
     prompt_sha256: tuple[str, ...] = ()
     file: str | None = None
+    protocol: Protocol = PROTOCOLS[DEFAULT_PROTOCOL]
+    """How the texts are put together (query2doc's copies, the document's prompt): trec_eval's or R2MED's."""
 
     @property
     def label(self) -> str:
@@ -85,15 +91,19 @@ class Expansion:
             return query
         if self.reasoning_format is not None:  # R2MED's reading of reasoning models: the answer alone
             return doc
-        return self.method.lexical(query, doc)
+        return self.method.lexical(query, doc, self.protocol.query2doc_join)
 
     def dense_texts(self, qid: str, query: str) -> list[str]:
+        return [text for text, _ in self.dense_parts(qid, query)]
+
+    def dense_parts(self, qid: str, query: str) -> list[tuple[str, bool]]:
+        """The texts encoded for ``qid`` (their vectors averaged), each with whether it gets the query prompt."""
         doc = self.documents[qid]
         if not doc.strip():
-            return [query]
+            return [(query, True)]
         if self.method.dense_joined and self.reasoning_format is None:
-            return [f"{query}{DENSE_SEPARATOR}{doc}"]
-        return [query, doc]
+            return [(f"{query}{DENSE_SEPARATOR}{doc}", True)]
+        return [(query, True), (doc, self.protocol.prompt_expansion)]
 
     def info(self) -> ExpansionInfo:
         """Provenance and reasoning figures for the manifest and the report."""
@@ -168,7 +178,7 @@ def _choose_llm(dataset: Dataset, method: str, llm: str | None) -> str:
     return llm
 
 
-def select_expansion(dataset: Dataset, text: str) -> Expansion:
+def select_expansion(dataset: Dataset, text: str, protocol: Protocol | None = None) -> Expansion:
     method, wanted = parse_expansion(text)
     llm = _choose_llm(dataset, method, wanted)
     docs = dataset.expansions[(method, llm)]
@@ -191,6 +201,7 @@ def select_expansion(dataset: Dataset, text: str) -> Expansion:
         no_answer=no_answer,
         prompt_sha256=info.prompt_sha256 if info else (),
         file=info.file if info else None,
+        protocol=protocol or PROTOCOLS[DEFAULT_PROTOCOL],
     )
 
 

@@ -19,6 +19,7 @@ from harness.experiment._tables import (
     ConnectionTable,
     DataTable,
     EmbeddingTable,
+    EvalTable,
     ExpansionTable,
     IndexTable,
     JudgmentsTable,
@@ -65,6 +66,7 @@ class Experiment:
     ann: AnnTable = field(default_factory=AnnTable)
     search: SearchTable = field(default_factory=SearchTable)
     stats: StatsTable = field(default_factory=StatsTable)
+    eval: EvalTable = field(default_factory=EvalTable)
     output: OutputTable = field(default_factory=OutputTable)
     judgments: JudgmentsTable = field(default_factory=JudgmentsTable)
     #: the experiment file (None: built from a mode and flags) and its bytes' sha256
@@ -179,6 +181,10 @@ def identity(exp: Experiment) -> dict[str, Any]:
         data["user_mapping"] = exp.user_mapping.identity()
     if exp.arms:
         data["experiment"] = arms_identity(exp)
+    if not exp.eval.is_default:  # absent by default, so that runs scored trec_eval's way keep their hash
+        data["eval"] = {"relevance_level": exp.eval.relevance_level, "protocol": exp.eval.protocol}
+        if exp.eval.complete is not None:
+            data["eval"]["complete"] = exp.eval.complete
     source = exp.judgments
     if source.spec.labels:  # absent for the dataset's own judgments, so that those runs keep their hash
         data["judgments"] = {"source": source.source, "mode": source.mode, **source.spec.identity()}

@@ -16,7 +16,7 @@ from typing import Any
 from base import ConfigError
 from harness._search import SearchOptions
 from harness.ann import DEFAULT_CANDIDATES
-from harness.eval import DEFAULT_MEASURES, STAT_TESTS
+from harness.eval import DEFAULT_MEASURES, DEFAULT_PROTOCOL, PROTOCOLS, STAT_TESTS, Protocol, protocol
 from harness.judgments import DEFAULT_MODE, MODES
 from harness.judgments.sources import DEFAULT_SOURCE, SOURCES, Source
 from harness.load import MAX_CLIENTS, LoadOptions
@@ -256,6 +256,32 @@ class StatsTable:
 
 
 @dataclass(frozen=True, slots=True)
+class EvalTable:
+    """How runs are scored: trec_eval's relevance level, and the protocol (trec_eval's, or R2MED's code's)."""
+
+    relevance_level: int = key(
+        1, check=between(1, 100), doc="lowest grade binary measures (P, Recall, MAP, MRR) count, trec_eval -l"
+    )
+    protocol: str = key(DEFAULT_PROTOCOL, choices=lambda: PROTOCOLS, doc=" | ".join(PROTOCOLS))
+    complete: bool | None = key(
+        doc="trec_eval -c: judged queries without results count as 0 (default: the protocol's)"
+    )
+
+    @property
+    def rules(self) -> Protocol:
+        return protocol(self.protocol)
+
+    @property
+    def counts_empty(self) -> bool:
+        """Whether judged queries without results count (as 0) in the means: ``complete``, else the protocol's."""
+        return self.rules.complete if self.complete is None else self.complete
+
+    @property
+    def is_default(self) -> bool:
+        return self == EvalTable()
+
+
+@dataclass(frozen=True, slots=True)
 class OutputTable:
     """Where results go and how they are shown."""
 
@@ -297,6 +323,7 @@ TABLES: dict[str, type] = {
     "ann": AnnTable,
     "search": SearchTable,
     "stats": StatsTable,
+    "eval": EvalTable,
     "output": OutputTable,
     "judgments": JudgmentsTable,
 }

@@ -14,6 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from rich.console import Console
 
 from base import ConfigError, RequestFailed, progress
@@ -60,6 +61,19 @@ def groups(arms: Sequence[PlannedArm], sites: Mapping[str, ArmSite]) -> list[Gro
     return out + [Group(sites[a.spec.name], (a,)) for a in arms if isinstance(a.spec, TemplateArm)]
 
 
+def _encode_parts(embedder: CachedEmbedder, parts: list[tuple[str, bool]]) -> np.ndarray:
+    """Each text's vector, in order: with the query prompt where its flag says so, else with none."""
+    prompted = [i for i, (_, p) in enumerate(parts) if p]
+    if len(prompted) == len(parts):
+        return embedder.embed_queries([t for t, _ in parts])
+    plain = [i for i, (_, p) in enumerate(parts) if not p]
+    first = embedder.embed_queries([parts[i][0] for i in prompted])
+    out = np.zeros((len(parts), first.shape[1]), dtype=first.dtype)
+    out[prompted] = first
+    out[plain] = embedder.embed_queries([parts[i][0] for i in plain], prompt="")
+    return out
+
+
 class QueryInputs:
     """Each query's (expanded) text and vector, per expansion and embedder, computed once."""
 
@@ -87,9 +101,9 @@ class QueryInputs:
             if expansion is None:
                 mat = embedder.embed_queries(texts)
             else:
-                found = [expansion.dense_texts(q, ds.queries[q]) for q in qids]
+                found = [expansion.dense_parts(q, ds.queries[q]) for q in qids]
                 mat = combine_dense(
-                    embedder.embed_queries([t for g in found for t in g]), [len(g) for g in found]
+                    _encode_parts(embedder, [p for g in found for p in g]), [len(g) for g in found]
                 )
             self.timings["query_embed_s"] = round(
                 self.timings.get("query_embed_s", 0.0) + time.perf_counter() - t0, 3

@@ -203,7 +203,7 @@ def rerank_inputs(exp: Experiment, arms: Sequence[Arm]) -> tuple[str, ...]:
 
 def _dataset_plan(judged: Judged, arms: Sequence[Arm], exp: Experiment) -> DatasetPlan:
     ds = judged.dataset
-    expansion = select_expansion(ds, exp.expansion.method) if exp.expansion.method else None
+    expansion = select_expansion(ds, exp.expansion.method, exp.eval.rules) if exp.expansion.method else None
     variants = [None, expansion] if expansion is not None else [None]
     planned = [PlannedArm(_variant(a.name, e), a, e) for e in variants for a in arms]
     names = {a.name for a in planned}

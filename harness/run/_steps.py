@@ -2,11 +2,13 @@
 
 sites      every arm's cluster, index and model; the dataset's index built where arms need it
 weights    the in-engine sum's weights (the fusion's, or chosen on a train split)
-search     every engine arm (checkpointed); k-fold: the sum's folds, each with its own weights
+search     every engine arm (checkpointed); k-fold: the sum's folds, each with its own weights; under R2MED's
+           protocol, a vector arm's result whose id is the query's id dropped (its dense evaluation's rule)
 fuse       the fused arms; the swept one (and its expanded variants) held out by its sweep
 rerank     the reranked arms
 judge      a judgments source that needs the arms' results (an LLM judge over their pooled top-k), once
-score      every arm against the dataset's judgments (or the source's, as judgments.mode met them)
+score      every arm against the dataset's judgments (or the source's, as judgments.mode met them), with the
+           experiment's relevance level and protocol (``eval.*``)
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness._search import ArmRun
-from harness.eval import evaluate, rankings
+from harness.eval import drop_query_ids, evaluate, rankings
 from harness.judgments.sources import AfterSearch
 from harness.results import ArmTarget
 from harness.run._execute import Executor
@@ -22,7 +24,7 @@ from harness.run._outcome import DatasetOutcome
 from harness.run._plan import DatasetPlan
 from harness.run._sites import Sites
 from harness.run._tuning import Searcher, kfold_sum, sum_weights, sweep_task
-from harness.strategies import FusedArm, RerankedArm
+from harness.strategies import FusedArm, RerankedArm, SearchArm, TemplateArm
 from harness.sweep import tune
 
 
@@ -42,6 +44,15 @@ def _search(
         found = kfold_sum(executor, dsplan, outcome.runs, searcher)
         outcome.runs.update(found.runs)
         outcome.sum_fold_weights = tuple(w for w, _, _ in found.folds)
+    if executor.exp.eval.rules.drop_query_id:
+        for arm in dsplan.search_arms:
+            if (
+                isinstance(arm.spec, SearchArm | TemplateArm)
+                and arm.spec.needs_vector
+                and arm.name in outcome.runs
+            ):
+                res = outcome.runs[arm.name]
+                outcome.runs[arm.name] = replace(res, run=drop_query_ids(res.run))
 
 
 def _fuse(executor: Executor, dsplan: DatasetPlan, searcher: Searcher, outcome: DatasetOutcome) -> None:
@@ -123,8 +134,13 @@ def run_dataset(executor: Executor, dsplan: DatasetPlan) -> DatasetOutcome:
     outcome.runs = runs
     outcome.judged = dsplan.judged
     _judge(executor, dsplan, outcome)
-    measures, qrels = executor.exp.stats.measures, outcome.scored.qrels
-    outcome.evaluations = {name: evaluate(qrels, res.run, measures) for name, res in runs.items()}
+    measures, qrels, rules = executor.exp.stats.measures, outcome.scored.qrels, executor.exp.eval
+    outcome.evaluations = {
+        name: evaluate(
+            qrels, res.run, measures, relevance_level=rules.relevance_level, complete=rules.counts_empty
+        )
+        for name, res in runs.items()
+    }
     outcome.targets = {name: t for name, t in outcome.targets.items() if name in runs}
     _report_missing(executor, outcome)
     if executor.checkpoints.reused > reused:

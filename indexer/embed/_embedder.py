@@ -145,11 +145,15 @@ class CachedEmbedder:
                 vectors = self._embed(texts, self.spec.document_prompt, batch_size, advance)
                 yield ids, vectors
 
-    def embed_queries(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
-        """Query vectors (query prompt applied), shape ``(len(texts), dims)``, in input order; cached."""
+    def embed_queries(
+        self, texts: Sequence[str], *, batch_size: int | None = None, prompt: str | None = None
+    ) -> np.ndarray:
+        """Query vectors (the query prompt applied, or ``prompt`` when given: ``""`` for none), shape
+        ``(len(texts), dims)``, in input order; cached."""
         texts = list(texts)
+        used = self.spec.query_prompt if prompt is None else prompt
         parts = [
-            self._embed(texts[start : start + self.window], self.spec.query_prompt, batch_size, None)
+            self._embed(texts[start : start + self.window], used, batch_size, None)
             for start in range(0, len(texts), self.window)
         ]
-        return np.concatenate(parts) if parts else self._embed([], self.spec.query_prompt, batch_size, None)
+        return np.concatenate(parts) if parts else self._embed([], used, batch_size, None)
