@@ -4,7 +4,7 @@ Public surface::
 
     RunResults.load(run_dir) / .save(run_dir) / .to_json() / .from_json(data)
     RunResults -> DatasetResult -> ArmResult (metrics, ci95, Percentiles), Comparison, PaperBaseline
-    Manifest (EngineInfo, DatasetInfo (ExpansionInfo, ReasoningSplit), ModelInfo, RescoreInfo)
+    Manifest (EngineInfo, DatasetInfo (ExpansionInfo, ReasoningSplit), ModelInfo, RescoreInfo, EvalSettings)
     trec_path(run_dir, dataset, arm), load_ranking(path), rank_run(ranking)   runs/<dataset>/<arm>.trec
     ArmResult.load (LoadResult, Distribution), ArmResult.ann (AnnRecall), DatasetResult.ann_sweep
     (AnnSweep, AnnPoint, SweepSettings); Manifest.load (LoadSettings)
@@ -57,6 +57,7 @@ from harness.results._model import (
     DatasetInfo,
     DatasetResult,
     EngineInfo,
+    EvalSettings,
     ExpansionInfo,
     JudgmentsApplied,
     Manifest,
@@ -150,6 +151,7 @@ __all__ = [
     "Delta",
     "Distribution",
     "EngineInfo",
+    "EvalSettings",
     "EvalRecord",
     "ExpansionInfo",
     "HeldOutSweep",

@@ -258,6 +258,25 @@ class RescoreInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class EvalSettings:
+    """How the run was scored (``eval.*``): trec_eval's relevance level and ``-c``, and the protocol."""
+
+    protocol: str = "trec_eval"
+    relevance_level: int = 1
+    complete: bool = True
+    """trec_eval's ``-c``: judged queries without results counted (as 0) in the means."""
+
+    @property
+    def label(self) -> str:
+        """``trec_eval`` (its defaults), or what differs: ``r2med (mean over queries with results)``, ``-l 2``."""
+        parts = [self.protocol]
+        if self.relevance_level != 1:
+            parts.append(f"-l {self.relevance_level}")
+        parts.append("-c" if self.complete else "mean over queries with results")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
 class Manifest:
     """What ran, with what, where and when: enough to reproduce the run."""
 
@@ -285,6 +304,8 @@ class Manifest:
     analysis: str | None = None
     #: per dataset, what --tune-on chose for its fused arm, fold by fold
     tuning: dict[str, TuningChoices] = field(default_factory=dict)
+    #: how the arms were scored (``eval.*``); absent in runs made before it was recorded (trec_eval's, -c)
+    evaluation: EvalSettings | None = field(default=None, metadata={"json": "eval"})
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = encode(self)
@@ -314,6 +335,7 @@ class Manifest:
             ("model", self.model.label if self.model else None),
             ("engine", f"{self.engine.capabilities.flavour} {self.engine.version}"),
             ("analysis", self.analysis),
+            ("scored with", self.evaluation.label if self.evaluation else None),
             ("harness", self.harness_version),
             ("git", self.git_sha),
             ("rescored from", self.rescore.source_run if self.rescore else None),

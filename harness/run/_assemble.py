@@ -26,6 +26,7 @@ from harness.results import (
     DatasetInfo,
     DatasetResult,
     EngineInfo,
+    EvalSettings,
     HeldOutSweep,
     Manifest,
     ModelInfo,
@@ -96,6 +97,7 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
         if spec is not None
         else None,
         analysis=plan.analysis or None,
+        evaluation=EvalSettings(exp.eval.protocol, exp.eval.relevance_level, exp.eval.counts_empty),
     )
 
 
