@@ -39,7 +39,7 @@ from ._fusion import (
     fuse,
     optimize_fusion,
 )
-from ._measures import DEFAULT_MEASURES, FAMILIES, PRIMARY_MEASURE, Measure, parse_measures
+from ._measures import DEFAULT_MEASURES, FAMILIES, PRIMARY_MEASURE, Measure, judged_only, parse_measures
 from ._overlap import (
     OVERLAP_K,
     RBO_P,
@@ -110,6 +110,7 @@ __all__ = [
     "fleiss_kappa",
     "fuse",
     "holm",
+    "judged_only",
     "kendall_tau",
     "optimize_fusion",
     "overlap_at_k",

@@ -307,6 +307,20 @@ def parse_measures(
     return tuple(out)
 
 
+def judged_only(measures: tuple[Measure, ...]) -> tuple[Measure, ...]:
+    """trec_eval's ``-J`` as the harness has it (``eval.judged_only``): each nDCG measure scored judged-only;
+    any other measure refused (the harness has no judged-only form of it)."""
+    out = []
+    for m in measures:
+        if m.name not in ("nDCG", "nDCG_judged"):
+            raise ConfigError(
+                f"eval.judged_only: expected nDCG measures only (the harness scores nDCG judged-only, "
+                f"trec_eval's -J), found {m}"
+            )
+        out.append(Measure("nDCG_judged", m.cutoff))
+    return tuple(dict.fromkeys(out))
+
+
 PRIMARY_MEASURE = Measure("nDCG", 10)
 DEFAULT_MEASURES: tuple[Measure, ...] = (
     PRIMARY_MEASURE,

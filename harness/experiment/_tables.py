@@ -266,6 +266,7 @@ class EvalTable:
     complete: bool | None = key(
         doc="trec_eval -c: judged queries without results count as 0 (default: the protocol's)"
     )
+    judged_only: bool = key(False, doc="nDCG scored judged-only, trec_eval -J (harness score)")
 
     @property
     def rules(self) -> Protocol:

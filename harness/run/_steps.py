@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness._search import ArmRun
-from harness.eval import drop_query_ids, evaluate, rankings
+from harness.eval import drop_query_ids, evaluate, judged_only, parse_measures, rankings
 from harness.judgments.sources import AfterSearch
 from harness.results import ArmTarget
 from harness.run._execute import Executor
@@ -134,7 +134,9 @@ def run_dataset(executor: Executor, dsplan: DatasetPlan) -> DatasetOutcome:
     outcome.runs = runs
     outcome.judged = dsplan.judged
     _judge(executor, dsplan, outcome)
-    measures, qrels, rules = executor.exp.stats.measures, outcome.scored.qrels, executor.exp.eval
+    qrels, rules = outcome.scored.qrels, executor.exp.eval
+    measures = parse_measures(executor.exp.stats.measures)
+    measures = judged_only(measures) if rules.judged_only else measures
     outcome.evaluations = {
         name: evaluate(
             qrels, res.run, measures, relevance_level=rules.relevance_level, complete=rules.counts_empty
