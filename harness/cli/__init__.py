@@ -34,6 +34,7 @@ err_console = Console(stderr=True, soft_wrap=True)
 COMMAND_MODULES: tuple[str, ...] = (
     "_run",
     "_compare",
+    "_score",
     "_index",
     "_expand",
     "_datasets",

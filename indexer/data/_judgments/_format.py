@@ -28,7 +28,9 @@ class JudgmentFormat:
 
 
 def parse_grade(text: str) -> int | str | None:
-    """A grade from a cell: an int, ``None`` when blank, or a message saying what is wrong."""
+    """A grade from a cell: an int, ``None`` when blank, or a message saying what is wrong. A negative grade
+    is a grade (TREC Web's -2 junk, trec_eval's own -1): trec_eval reads it as never relevant, in the pool
+    but not judged, and so does the harness's scoring."""
     value = text.strip()
     if not value:
         return None
@@ -38,8 +40,6 @@ def parse_grade(text: str) -> int | str | None:
         return f'expected an integer grade, found "{value[:40]}"'
     if not number.is_integer():
         return f"expected an integer grade, found {value}"
-    if number < 0:
-        return f"expected a non-negative grade, found {value}"
     return int(number)
 
 

@@ -37,10 +37,8 @@ class RatedPair:
     grade: int
 
     def __post_init__(self) -> None:
-        if isinstance(self.grade, bool) or not isinstance(self.grade, int) or self.grade < 0:
-            raise ConfigError(
-                f"expected a non-negative integer grade, found {self.grade!r} for {self.doc_id}"
-            )
+        if isinstance(self.grade, bool) or not isinstance(self.grade, int):
+            raise ConfigError(f"expected an integer grade, found {self.grade!r} for {self.doc_id}")
         if not self.doc_id.strip() or not (self.qid.strip() or self.text.strip()):
             raise ConfigError(
                 f"expected a document id and a query id or text, found {self.qid!r}/{self.text!r}/{self.doc_id!r}"

@@ -25,7 +25,9 @@ def _head(path: Path) -> list[str]:
     with DataFile(path, path.name).open() as fh:
         for raw in fh:
             text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff").strip()
-            if text:
+            if text and not text.startswith(
+                "#"
+            ):  # a comment line (trec_eval reads them) says nothing of the format
                 lines.append(text)
             if len(lines) >= _HEAD:
                 break

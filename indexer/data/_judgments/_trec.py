@@ -1,7 +1,9 @@
 """TREC qrels: ``QUERY_ID ITERATION DOC_ID GRADE``, whitespace-separated, one judgment a line.
 
 A line of three columns whose second is ``0`` or ``Q0`` is a pool line not judged yet (the
-layout ``harness pool`` writes to ``pool.trec``): it is counted and left out.
+layout ``harness pool`` writes to ``pool.trec``): it is counted and left out. As trec_eval reads qrels, a
+line whose first non-blank character is ``#`` is a comment, and a negative grade is kept (never relevant:
+in the pool but not judged).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ def sniff(path: Path, head: list[str]) -> bool:
 
 def read(file: DataFile, problems: Problems) -> Iterator[Judgment | None]:
     for line, text in text_lines(file, problems):
+        if text.lstrip().startswith("#"):
+            continue
         fields = text.split()
         if len(fields) == 3 and fields[1] in ITERATIONS:
             yield None  # a pool line: judged later

@@ -120,7 +120,6 @@ def test_rre_ratings_in_every_shape(tmp_path: Path) -> None:
         ("bad.qrels", "q1 0 d1 1\nq1 0 d2 high\n", ":2:", 'expected an integer grade, found "high"'),
         ("bad.qrels", "q1 0 d1 1\nq1 d2\n", ":2:", "expected 4 whitespace-separated columns"),
         ("bad.tsv", "q1\td1\t1\nq1\td2\t1.5\n", ":2:", "expected an integer grade, found 1.5"),
-        ("bad.tsv", "q1\td1\t1\nq2\td2\t-1\n", ":2:", "expected a non-negative grade"),
         ("bad.csv", "qid,doc,grade\nq1,d1,1\n", ":1:", "expected a header naming a query id"),
         ("dup.qrels", "q1 0 d1 1\nq2 0 d1 0\nq1 0 d1 2\n", ":3:", "graded 2 here and 1 at line 1"),
         ("q.csv", "query,docid,rating\nokra,d1,1\nokra,d2,lots\n", ":3:", 'found "lots"'),
@@ -155,3 +154,14 @@ def test_a_text_shared_by_two_queries_is_ambiguous(tmp_path: Path) -> None:
     got = read_judgments(write(tmp_path, "q.csv", "query,docid,rating\nsame text,d1,1\n"))
     with pytest.raises(DataError, match="belong to several queries"):
         got.qrels({"a": "same  text", "b": "same text"})
+
+
+def test_trec_qrels_as_trec_eval_reads_them(tmp_path):
+    # a comment first (the format is still recognised), comments between, negative grades kept
+    path = tmp_path / "web.qrels"
+    path.write_text(
+        "# TREC Web 2012 style\n301 0 d1 2\n# judged later\n301 0 d2 -2\n302 0 d3 -1\n302 0 d4 0\n"
+    )
+    judgments = read_judgments(path)
+    assert judgments.format == "trec"
+    assert judgments.qrels().qrels == {"301": {"d1": 2, "d2": -2}, "302": {"d3": -1, "d4": 0}}
