@@ -13,15 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from indexer.data._assemble import CorpusKeys, Judgment, Layout, assemble
 from indexer.data._model import Dataset
 from indexer.data._r2med import expansion_files
 from indexer.data._validate import (
-    CorpusKeys,
     DataFile,
-    Judgment,
-    Layout,
     Problems,
-    assemble,
     find_file,
     require_file,
     text_grade,

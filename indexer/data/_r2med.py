@@ -11,14 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from indexer.data._assemble import CorpusKeys, Judgment, Layout, assemble
 from indexer.data._model import Dataset
 from indexer.data._validate import (
-    CorpusKeys,
     DataFile,
-    Judgment,
-    Layout,
     Problems,
-    assemble,
     find_file,
     get_id,
     json_grade,
