@@ -34,6 +34,7 @@ from harness.judgments.clicks import (
     as_flag,
     from_log,
     judgment_lines,
+    left_out,
     query_frequencies,
     query_ids,
     query_set_lines,
@@ -236,6 +237,8 @@ def judgments_command(
         end=_date(end, "--end"),
     )
     log = read_log(_source(events, queries, events_index, queries_index), spec, conn)
+    for note in log.notes:
+        console.print(f"{log.source}: {note}", highlight=False)
     data = _dataset(dataset)
     judged, ids = from_log(log, spec, data.queries if data else None)
     for line in judgment_lines(judged):
@@ -245,11 +248,21 @@ def judgments_command(
     for line in agreement_lines(measured, reference[1]) if measured and reference else []:
         console.print(line, highlight=False)
     if output is not None:
-        path = write_judgments(output, rated(judged, ids), fmt or "trec")
-        write_json_atomic(
-            path.with_name(path.name + ".clicks.json"), summary(judged, measured, reference and reference[1])
+        pairs = rated(judged, ids, dataset=data is not None)
+        path = write_judgments(output, pairs, fmt or "trec")
+        kept = summary(judged, measured, reference and reference[1]) | {"pairs_written": len(pairs)}
+        write_json_atomic(path.with_name(path.name + ".clicks.json"), kept)
+        dropped = left_out(judged, pairs)
+        console.print(
+            f"wrote {path} ({fmt or 'trec'}: {len(pairs)} pairs"
+            + (
+                f"; {dropped} pairs of texts that are none of the dataset's queries left out"
+                if dropped
+                else ""
+            )
+            + f") and {path.name}.clicks.json",
+            highlight=False,
         )
-        console.print(f"wrote {path} ({fmt or 'trec'}) and {path.name}.clicks.json", highlight=False)
 
 
 @with_panels(

@@ -19,7 +19,7 @@ from harness.judgments.clicks._agreement import (
     graded_tau,
     system_agreement,
 )
-from harness.judgments.clicks._judge import from_log, rated, read_log
+from harness.judgments.clicks._judge import from_log, left_out, rated, read_log
 from harness.judgments.clicks._models import CLICK_MODELS, ClickJudgment, ClickJudgments, judge_clicks
 from harness.judgments.clicks._observe import Observations, observe
 from harness.judgments.clicks._querysets import (
@@ -70,6 +70,7 @@ __all__ = [
     "graded_tau",
     "judge_clicks",
     "judgment_lines",
+    "left_out",
     "observe",
     "query_frequencies",
     "query_ids",

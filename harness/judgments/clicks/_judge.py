@@ -43,7 +43,23 @@ def from_log(
     return judgments, query_ids(query_frequencies(log, spec.event_filter()), dataset_queries)
 
 
-def rated(judgments: ClickJudgments, ids: Mapping[str, str]) -> list[RatedPair]:
-    """The judgments as pairs to write (queries without an id are left out), in query-id order."""
-    pairs = [RatedPair(ids[j.query], j.query, j.doc_id, j.grade) for j in judgments.items if j.query in ids]
+def rated(judgments: ClickJudgments, ids: Mapping[str, str], *, dataset: bool = False) -> list[RatedPair]:
+    """Every judged pair, to write, in query-id order. Numbered from the log (``dataset`` False), a text
+    without an id gets the next number, so nothing judged is lost; against a dataset's queries, a text that
+    is none of them is left out (:func:`left_out` counts those, and the command says so)."""
+    every = dict(ids)
+    if not dataset:
+        top = max((int(v) for v in ids.values() if v.isdigit()), default=0)
+        for j in judgments.items:
+            if j.query not in every:
+                top += 1
+                every[j.query] = str(top)
+    pairs = [
+        RatedPair(every[j.query], j.query, j.doc_id, j.grade) for j in judgments.items if j.query in every
+    ]
     return sorted(pairs, key=lambda p: (int(p.qid) if p.qid.isdigit() else 1 << 62, p.qid, p.doc_id))
+
+
+def left_out(judgments: ClickJudgments, pairs: list[RatedPair]) -> int:
+    """Judged pairs not written (their text is none of the dataset's queries)."""
+    return len(judgments.items) - len(pairs)

@@ -57,19 +57,22 @@ class QuerySet:
 
 
 def query_frequencies(log: UbiLog, keep: EventFilter | None = None) -> dict[str, int]:
-    """Searches per query text (whitespace collapsed), from the searches and the events' ``user_query``."""
+    """Searches per query text (whitespace collapsed), from the searches and the events' ``user_query``.
+
+    A ``query_id`` whose events carry several texts (a user refining the query) counts once for each of
+    its texts, so that every text the click model judges has a count (and an id)."""
     window = keep or EventFilter()
-    texts: dict[str, str] = {}
+    texts: dict[str, set[str]] = {}
     for q in log.queries:
         if window.in_window(q.timestamp):
-            texts.setdefault(q.query_id, q.user_query)
+            texts.setdefault(q.query_id, set()).add(normalise_text(q.user_query))
     for e in log.events:
         if e.query_id and e.user_query and window.in_window(e.timestamp):
-            texts.setdefault(e.query_id, e.user_query)
+            texts.setdefault(e.query_id, set()).add(normalise_text(e.user_query))
     counts: dict[str, int] = {}
-    for text in texts.values():
-        key = normalise_text(text)
-        counts[key] = counts.get(key, 0) + 1
+    for keys in texts.values():
+        for key in keys:
+            counts[key] = counts.get(key, 0) + 1
     return counts
 
 

@@ -14,8 +14,17 @@ from typing import Any
 from base import ConfigError, IndexingError
 from indexer.backends import Backend
 from indexer.backends._rest import ndjson
-from indexer.data._ubi._model import EVENTS_INDEX, QUERIES_INDEX, EventFilter, UbiEvent, UbiLog, UbiQuery
-from indexer.data._ubi._parse import Place, parse_event, parse_query
+from indexer.data._ubi._model import (
+    EVENTS_INDEX,
+    QUERIES_INDEX,
+    EventFilter,
+    UbiEvent,
+    UbiLog,
+    UbiQuery,
+    one_based,
+    skipped_note,
+)
+from indexer.data._ubi._parse import Place, has_text, parse_event, parse_query
 from indexer.data._validate import Problems
 
 _KEYWORD = {"type": "keyword"}
@@ -61,8 +70,11 @@ def _scan_events(backend: Backend, index: str, keep: EventFilter, problems: Prob
             yield event
 
 
-def _scan_queries(backend: Backend, index: str, problems: Problems) -> Iterator[UbiQuery]:
+def _scan_queries(backend: Backend, index: str, problems: Problems, skipped: list[str]) -> Iterator[UbiQuery]:
     for hit in backend.scan(index, fields=_QUERY_FIELDS, page_size=BULK_CHUNK):
+        if not has_text(dict(hit.source or {})):
+            skipped.append(hit.id)
+            continue
         query = parse_query(dict(hit.source or {}), Place(index, None, hit.id), problems)
         if query is not None:
             yield query
@@ -81,14 +93,16 @@ def read_ubi_index(
     if not backend.index_exists(events_index):
         raise ConfigError(f"expected the UBI events index {events_index} on {backend.url}, found none")
     problems = Problems()
-    events = tuple(_scan_events(backend, events_index, keep or EventFilter(), problems))
+    events, ranks = one_based(tuple(_scan_events(backend, events_index, keep or EventFilter(), problems)))
     searches = queries_index if queries_index and backend.index_exists(queries_index) else None
-    queries = tuple(_scan_queries(backend, searches, problems)) if searches else ()
+    skipped: list[str] = []
+    queries = tuple(_scan_queries(backend, searches, problems, skipped)) if searches else ()
     where = f"{backend.url} {events_index}" + (
         f" and {searches}" if searches else f" (no {queries_index} index)" if queries_index else ""
     )
     problems.raise_if_errors(f"UBI log in {where}")
-    return UbiLog(queries, events, source=where)
+    notes = tuple(n for n in (ranks, skipped_note(len(skipped))) if n)
+    return UbiLog(queries, events, source=where, skipped_searches=len(skipped), notes=notes)
 
 
 def _bulk(backend: Backend, index: str, rows: Sequence[dict[str, Any]]) -> None:

@@ -18,7 +18,7 @@ Other fields are kept out: nothing here needs them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -88,6 +88,10 @@ class UbiLog:
     queries: tuple[UbiQuery, ...]
     events: tuple[UbiEvent, ...]
     source: str = ""
+    skipped_searches: int = 0
+    """Searches without query text (``user_query`` empty or absent): skipped, as the click model skips them."""
+    notes: tuple[str, ...] = ()
+    """What the reader decided about the log, said once (0-based ranks, searches skipped)."""
 
     def query_rows(self) -> dict[str, UbiQuery]:
         """The searches by ``query_id`` (the first row wins where an id repeats)."""
@@ -95,6 +99,27 @@ class UbiLog:
         for q in self.queries:
             rows.setdefault(q.query_id, q)
         return rows
+
+
+def one_based(events: tuple[UbiEvent, ...]) -> tuple[tuple[UbiEvent, ...], str | None]:
+    """The events with 1-based ranks: a log with a ``position.ordinal`` of 0 counts from 0 (as OpenSearch's
+    relevance tooling writes it), so every rank in it is shifted by one; the note that says so, once."""
+    zero = sum(e.position == 0 for e in events)
+    if not zero:
+        return events, None
+    shifted = tuple(replace(e, position=e.position + 1) if e.position is not None else e for e in events)
+    note = (
+        f"position.ordinal read as 0-based ({zero} events at ordinal 0): every rank shifted by one "
+        "(rank 1 is the top result)"
+    )
+    return shifted, note
+
+
+def skipped_note(skipped: int) -> str | None:
+    """What is said of the searches without query text, when there are any."""
+    if not skipped:
+        return None
+    return f"{skipped} searches without query text (user_query empty) skipped, with their events"
 
 
 def iso(moment: datetime) -> str:

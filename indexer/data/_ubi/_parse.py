@@ -70,13 +70,13 @@ def _position(obj: dict[str, Any], action: str, place: Place, problems: Problems
     value = _path(obj, "event_attributes.position.ordinal")
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
-        return value
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value  # 0: a 0-based log (:func:`one_based` shifts it)
     if action in ON_RESULTS or value is not None:
         place.error(
             problems,
             "bad-position",
-            f"expected event_attributes.position.ordinal, the result's 1-based rank, on this {action} event, "
+            f"expected event_attributes.position.ordinal, the result's rank (0- or 1-based), on this {action} event, "
             f"found {value!r}",
         )
     return None
@@ -115,6 +115,24 @@ def _hit_ids(obj: dict[str, Any], place: Place, problems: Problems) -> tuple[str
         )
         return None
     return tuple(str(v) for v in value)
+
+
+def has_text(raw: dict[str, Any]) -> bool:
+    """Whether a ``ubi_queries`` row has query text (a search without it is skipped and counted)."""
+    value = _path(_source(raw), "user_query")
+    return not (value is None or (isinstance(value, str) and not value.strip()))
+
+
+#: the action lines of a ``_bulk`` export (``{"index": {"_index": ...}}``), which are no rows
+BULK_ACTIONS = ("index", "create", "update", "delete")
+
+
+def bulk_row(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The row a line of a bulk NDJSON export holds: ``None`` for an action line, the ``doc`` of an update."""
+    if len(obj) == 1 and next(iter(obj)) in BULK_ACTIONS and isinstance(next(iter(obj.values())), dict):
+        return None
+    doc = obj.get("doc")
+    return doc if isinstance(doc, dict) and set(obj) <= {"doc", "doc_as_upsert"} else obj
 
 
 def parse_query(raw: dict[str, Any], place: Place, problems: Problems) -> UbiQuery | None:

@@ -77,8 +77,8 @@ def test_events_and_searches_read_with_their_fields(tmp_path: Path) -> None:
     ("row", "line_text"),
     [
         (
-            _event("click", "q", "d1", 0),
-            "expected event_attributes.position.ordinal, the result's 1-based rank",
+            _event("click", "q", "d1", -1),
+            "expected event_attributes.position.ordinal, the result's rank (0- or 1-based)",
         ),
         (_event("click", "q", "", 2), "expected event_attributes.object.object_id (a string), found None"),
         (_event("impression", "", "d1", 1), "expected a query_id or user_query on this impression event"),
@@ -175,3 +175,29 @@ def test_a_missing_events_index_is_named_and_a_missing_queries_index_is_noted(ba
     backend.delete_index(f"{prefix}-q")
     got = read_ubi_index(backend, events_index=f"{prefix}-events", queries_index=f"{prefix}-q")
     assert len(got.events) == 160 and got.queries == () and f"(no {prefix}-q index)" in got.source
+
+
+def test_a_log_as_opensearch_tooling_writes_it(tmp_path: Path) -> None:
+    # bulk NDJSON (action lines), 0-based ordinals, and searches without query text: read, said once, counted
+    events = [{"index": {"_index": "ubi_events"}}, _event("impression", "q1", "d1", 0),
+              {"index": {"_index": "ubi_events"}}, _event("click", "q1", "d1", 0),
+              {"create": {"_index": "ubi_events", "_id": "x"}}, _event("impression", "q1", "d2", 1)]  # fmt: skip
+    searches = [
+        {"index": {"_index": "ubi_queries"}},
+        {
+            "query_id": "q1",
+            "user_query": "okra",
+            "timestamp": T0.isoformat(),
+            "query_response_hit_ids": ["d1"],
+        },
+        {"index": {"_index": "ubi_queries"}},
+        {"query_id": "q2", "user_query": "", "timestamp": T0.isoformat(), "query_response_hit_ids": ["d3"]},
+        {"query_id": "q3", "timestamp": T0.isoformat(), "query_response_hit_ids": ["d4"]},
+    ]
+    log = read_ubi_files(_jsonl(tmp_path / "e.ndjson", events), _jsonl(tmp_path / "q.ndjson", searches))
+    assert [e.position for e in log.events] == [1, 1, 2]
+    assert [q.query_id for q in log.queries] == ["q1"] and log.skipped_searches == 2
+    assert len(log.notes) == 2 and "0-based (2 events at ordinal 0)" in log.notes[0]
+    assert "2 searches without query text" in log.notes[1]
+    one_based = read_ubi_files(_jsonl(tmp_path / "e1.jsonl", [_event("click", "q1", "d1", 1)]))
+    assert one_based.events[0].position == 1 and not one_based.notes
