@@ -334,6 +334,35 @@ def _alias_rows(path: str, command: Any) -> list[str]:
     ]
 
 
+#: figures that moved, and why (written by hand: each change's measured before and after)
+FIGURE_CHANGES = (
+    "## Figures that moved",
+    "",
+    "**trec_eval's tie order (issue 26).** Every ranking the harness makes, writes or scores now breaks tied "
+    "scores by doc id descending, as trec_eval and pytrec_eval re-sort (it was ascending), and TREC files "
+    "carry each score as the shortest text that reads back as the same float (they had 6 decimals, which made "
+    "ties trec_eval saw and the harness did not). trec_eval on a run's TREC files now prints the run's "
+    "results.json to 1e-4 for every measure both compute. Only tied scores move: RRF's fused scores tie "
+    "exactly, BM25's rarely, cosine's not on the sample. Sample run (`harness run hybrid --dataset sample`, "
+    "Elasticsearch 9.5.4), before -> after:",
+    "",
+    "| arm | measure | torch fp32 | openvino bf16 (auto on AMX) |",
+    "| --- | --- | --- | --- |",
+    "| hybrid | nDCG@10 | TORCH_NDCG | 0.710858 -> 0.710340 (-0.000518) |",
+    "| hybrid | nDCG@100 | TORCH_NDCG100 | 0.735397 -> 0.734955 (-0.000442) |",
+    "| hybrid | MAP@100 | TORCH_MAP | 0.669426 -> 0.669045 (-0.000381) |",
+    "| hybrid | MRR@100 | TORCH_MRR | 0.680364 -> 0.678869 (-0.001495) |",
+    "| lexical | nDCG@100, MAP@100, MRR@100 | TORCH_LEX | -0.000001 each (BM25 ties) |",
+    "| hybrid-engine-sum | nDCG@100, MAP@100 | TORCH_SUM | -0.000001 each |",
+    "",
+    "Every other figure of the four arms (R@100 of all four, nDCG@10 of lexical, vector and hybrid-engine-sum, "
+    "every vector figure) is unchanged. Runs scored with `eval.relevance_level` other than 1, "
+    "`eval.protocol = \"r2med\"` or `eval.complete = false` score as those settings say; the default is "
+    "trec_eval's own (`-l 1 -c`). Unjudged@k now divides by k, as trec_eval's `unj` does: it moves only "
+    "where fewer than k results came back (not on the sample, whose arms return 100).",
+)
+
+
 def changes_page(app: typer.Typer | None = None) -> str:
     """``docs/changes.md``: every old option name a command still takes (hidden, with one deprecation line)
     and what replaces it."""
@@ -360,6 +389,8 @@ def changes_page(app: typer.Typer | None = None) -> str:
         "| command | old | new |",
         "| --- | --- | --- |",
         *rows,
+        "",
+        *FIGURE_CHANGES,
     ]
     return "\n".join(lines) + "\n"
 
