@@ -357,7 +357,7 @@ FIGURE_CHANGES = (
     "",
     "Every other figure of the four arms (R@100 of all four, nDCG@10 of lexical, vector and hybrid-engine-sum, "
     "every vector figure) is unchanged. Runs scored with `eval.relevance_level` other than 1, "
-    "`eval.protocol = \"r2med\"` or `eval.complete = false` score as those settings say; the default is "
+    '`eval.protocol = "r2med"` or `eval.complete = false` score as those settings say; the default is '
     "trec_eval's own (`-l 1 -c`). Unjudged@k now divides by k, as trec_eval's `unj` does: it moves only "
     "where fewer than k results came back (not on the sample, whose arms return 100).",
 )
