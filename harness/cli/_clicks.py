@@ -24,6 +24,7 @@ from harness.judgments.clicks import (
     IMPRESSION_MODES,
     MODEL_NAMES,
     SAMPLE_METHODS,
+    ClickJudgments,
     ClickModelSpec,
     QuerySetSpec,
     SimulationSpec,
@@ -52,6 +53,7 @@ from indexer import (
     QUERIES_INDEX,
     ConnectionSettings,
     Dataset,
+    RatedPair,
     connect,
     index_ubi,
     load_dataset,
@@ -162,6 +164,22 @@ def _runs(patterns: list[str] | None) -> dict[str, dict[str, dict[str, float]]]:
     return {path.stem: rank_run(load_ranking(path)) for path in paths}
 
 
+def _write(
+    output: Path, fmt: str, pairs: list[RatedPair], judged: ClickJudgments, measured: Any, reference: Any
+) -> None:
+    """The judgments file and its ``.clicks.json``; the line says how many pairs it holds (and any left out)."""
+    path = write_judgments(output, pairs, fmt)
+    kept = summary(judged, measured, reference and reference[1]) | {"pairs_written": len(pairs)}
+    write_json_atomic(path.with_name(path.name + ".clicks.json"), kept)
+    dropped = left_out(judged, pairs)
+    console.print(
+        f"wrote {path} ({fmt}: {len(pairs)} pairs"
+        + (f"; {dropped} pairs of texts that are none of the dataset's queries left out" if dropped else "")
+        + f") and {path.name}.clicks.json",
+        highlight=False,
+    )
+
+
 @with_panels(
     {
         "Log": ["events", "queries", "events_index", "queries_index", "start", "end"],
@@ -248,20 +266,8 @@ def judgments_command(
     for line in agreement_lines(measured, reference[1]) if measured and reference else []:
         console.print(line, highlight=False)
     if output is not None:
-        pairs = rated(judged, ids, dataset=data is not None)
-        path = write_judgments(output, pairs, fmt or "trec")
-        kept = summary(judged, measured, reference and reference[1]) | {"pairs_written": len(pairs)}
-        write_json_atomic(path.with_name(path.name + ".clicks.json"), kept)
-        dropped = left_out(judged, pairs)
-        console.print(
-            f"wrote {path} ({fmt or 'trec'}: {len(pairs)} pairs"
-            + (
-                f"; {dropped} pairs of texts that are none of the dataset's queries left out"
-                if dropped
-                else ""
-            )
-            + f") and {path.name}.clicks.json",
-            highlight=False,
+        _write(
+            output, fmt or "trec", rated(judged, ids, dataset=data is not None), judged, measured, reference
         )
 
 
