@@ -13,6 +13,7 @@ import pytest
 
 from base import EmbeddingError, Endpoint, Retry
 from indexer.embed import (
+    PROBE_TEXT,
     CachedEmbedder,
     EmbeddingCache,
     Encoder,
@@ -20,7 +21,6 @@ from indexer.embed import (
     build_encoder,
     resolve_model,
 )
-from indexer.embed._endpoint import PROBE_TEXT
 from tests._openai_server import Fault, OpenAIServer, rate_limited
 
 TEXTS = [f"Claim {i}: {'aspirin lowers fever ' * (i % 5 + 1)}in adults." for i in range(70)]

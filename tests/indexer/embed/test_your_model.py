@@ -14,6 +14,8 @@ import pytest
 
 from base import ConfigError, EmbeddingError
 from indexer.embed import (
+    BMR_DOCUMENT_PROMPT,
+    BMR_QUERY_PROMPT,
     E5_DOCUMENT_PROMPT,
     E5_QUERY_PROMPT,
     CachedEmbedder,
@@ -21,11 +23,10 @@ from indexer.embed import (
     Encoder,
     ModelSpec,
     bundled_model_path,
+    read_folder,
     resolve_model,
     spec_key,
 )
-from indexer.embed._folder import read_folder
-from indexer.embed._known import BMR_DOCUMENT_PROMPT, BMR_QUERY_PROMPT
 from tests._model_folders import into_hub_cache, renamed_minilm
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
