@@ -18,7 +18,7 @@ versions, the engine lifecycle).
 
 Marks: a test that takes an engine fixture (``ENGINE_FIXTURES``, directly or through other fixtures)
 is marked ``engine``; one that takes a Docker fixture, ``docker``; one that takes ``managed_nodes``,
-also ``slow``; one that takes ``minilm`` (a real embedding model), ``model``.
+also ``slow``; one that takes ``minilm`` (a real embedding model) or ``model_runtime`` (torch), ``model``.
 ``pytest -m "not engine and not docker and not model"`` is the inner loop (docs/development.md);
 ``-m "not slow and not docker"`` runs everything on the session's two engines. The marker guard
 (tests/_guard.py) fails an unmarked test that reaches an engine or Docker, or loads a model, anyway.
@@ -61,8 +61,9 @@ ENGINE_FIXTURES = frozenset(
 )
 #: fixtures that need a Docker daemon: a test that takes one is marked ``docker``
 DOCKER_FIXTURES = frozenset({"docker_client", "es_image"})
-#: fixtures that load a real embedding model (MiniLM on torch, ONNX Runtime, OpenVINO): marked ``model``
-MODEL_FIXTURES = frozenset({"minilm"})
+#: fixtures that load a real embedding model (MiniLM on torch, ONNX Runtime, OpenVINO) or its runtime: marked
+#: ``model``
+MODEL_FIXTURES = frozenset({"minilm", "model_runtime"})
 #: the marks the fixtures give, each a kind of thing the marker guard refuses to a test without it
 GUARDED = ("engine", "docker", "model")
 
@@ -246,6 +247,15 @@ def minilm() -> ModelSpec:
     Runtime, OpenVINO, auto's check): a test that takes it is marked ``model``. The machinery around the
     model (cache, windows, crash and resume, order) is tested with tests/_encoder.py's stand-in instead."""
     return resolve_model("minilm")
+
+
+@pytest.fixture(scope="session")
+def model_runtime() -> Any:
+    """torch, imported (seconds of start-up, the first step of any model load): for the tests of what the
+    runtime itself says (devices, a folder it cannot load); a test that takes it is marked ``model``."""
+    import torch
+
+    return torch
 
 
 @pytest.fixture(scope="session")
