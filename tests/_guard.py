@@ -96,7 +96,9 @@ class Guard:
     @contextlib.contextmanager
     def installed(self) -> Iterator[Guard]:
         guard = self
-        from indexer.embed import BACKENDS
+        from indexer.embed import BACKENDS, backend_names
+
+        backend_names()  # registers every backend (the modules import their runtimes only when they load)
 
         real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
         real_init = subprocess.Popen.__init__
