@@ -2,8 +2,8 @@
 never reaches Docker, one without ``model`` never loads an embedding model.
 
 The marks come from the fixtures a test takes (tests/conftest.py), so a test that reaches an engine
-some other way would run in the fast loop (``-m "not engine and not docker"``) and fail or hang there
-on a machine without engines. While an unmarked test sets up and runs, the guard refuses (and records):
+some other way would run in the fast loop (``-m "not engine and not docker and not model"``) and fail or
+hang there on a machine without engines. While an unmarked test sets up and runs, the guard refuses (and records):
 
 * a TCP connection to a loopback or unspecified address on a port in 9200-9399 (the engines' HTTP and
   transport ports: 9200/9201/9211 by default, the ``R2MED_TEST_*PORT`` ones, a Docker stack's 9200),

@@ -236,7 +236,9 @@ def test_retries_show_in_the_progress_line_with_their_count_and_cause(
         "--llm-url",
         server.url,
     ]
-    assert main([*argv, "--cache-dir", str(tmp_path / "cache"), "--concurrency", "1"]) == 0
+    assert (
+        main([*argv, "--cache-dir", str(tmp_path / "cache"), "--concurrency", "1", "--backoff", "0.01"]) == 0
+    )
     shown = capfd.readouterr()  # not a terminal: the progress is plain lines, the last one at the end
     last = [line for line in (shown.out + shown.err).splitlines() if line.startswith("generating")][-1]
     assert f"{N_QUERIES}/{N_QUERIES}" in last and "retries 3 (HTTP 429 x2, HTTP 503)" in last, last
