@@ -21,7 +21,8 @@ is marked ``engine``; one that takes a Docker fixture, ``docker``; one that take
 also ``slow``; one that takes ``minilm`` (a real embedding model) or ``model_runtime`` (torch), ``model``.
 ``pytest -m "not engine and not docker and not model"`` is the inner loop (docs/development.md);
 ``-m "not slow and not docker"`` runs everything on the session's two engines. The marker guard
-(tests/_guard.py) fails an unmarked test that reaches an engine or Docker, or loads a model, anyway.
+(tests/_guard.py) fails an unmarked test that reaches an engine or Docker, or loads a model, anyway (an
+``engine`` test may load one: it is outside the inner loop already).
 """
 
 from __future__ import annotations
@@ -89,7 +90,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def _guarded(item: pytest.Item) -> Generator[None, object, object]:
     """Run a test phase under the marker guard for the marks it lacks (tests/_guard.py)."""
-    guard = Guard({mark for mark in GUARDED if item.get_closest_marker(mark)})
+    allowed = {mark for mark in GUARDED if item.get_closest_marker(mark)}
+    if "engine" in allowed:  # outside the inner loop already: an engine test may embed with the real model
+        allowed.add("model")
+    guard = Guard(allowed)
     if guard.allowed == set(GUARDED):
         return (yield)
     try:
