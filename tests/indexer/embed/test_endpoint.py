@@ -7,6 +7,8 @@ an endpoint and locally is tests/harness/test_endpoint_embeddings.py's (MiniLM o
 
 from __future__ import annotations
 
+import socket
+import time
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +90,21 @@ def test_a_refusal_fails_at_once_with_the_endpoints_words(server: OpenAIServer) 
     text = str(info.value)
     assert "HTTP 404: model 'nope' not found" in text and f"does {server.url} serve model 'nope'" in text
     assert server.state.calls["embeddings"] == 1, "a 404 is not retried"
+
+
+def test_an_endpoint_that_is_not_there_fails_at_the_first_batch() -> None:
+    with socket.socket() as sock:  # a port where nothing listens
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    encoder = EndpointEncoder(resolve_model("openai:minilm"), Endpoint(base_url=url))  # the default policy
+    began = time.monotonic()
+    with pytest.raises(EmbeddingError) as info:
+        encoder.encode(TEXTS[:3])
+    assert time.monotonic() - began < 10 and encoder.stats.retries == 0
+    assert str(info.value) == (
+        f"no embeddings for model 'minilm': expected an OpenAI-compatible endpoint at {url} (--embed-url), found "
+        "nothing listening there (connection refused): start the server, or give the URL it listens on"
+    )
 
 
 def test_base_url_is_refused_for_a_local_model(server: OpenAIServer) -> None:
