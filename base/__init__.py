@@ -13,6 +13,7 @@ from base._atomic import read_json, write_json_atomic, write_jsonl_atomic, write
 from base._env import ENV_HELP, ENV_VARS, from_env, variable
 from base._exceptions import (
     BulkIndexError,
+    CacheError,
     CapabilityMissing,
     ConfigError,
     ConnectionFailed,
@@ -56,6 +57,7 @@ __all__ = [
     "ENV_HELP",
     "ENV_VARS",
     "BulkIndexError",
+    "CacheError",
     "CapabilityMissing",
     "ConfigError",
     "ConnectionFailed",

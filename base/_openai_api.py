@@ -7,13 +7,22 @@ The key is read from the environment variable the user names (default ``OPENAI_A
 stored, and it is scrubbed from any error text an endpoint sends back. The client's own retries are
 off; the shared :class:`~base.Retry` retries 408/409/429/5xx, timeouts and lost connections, and
 waits at least what ``Retry-After`` (or OpenAI's ``retry-after-ms``) asks.
+
+What retrying cannot fix fails at once, in one sentence that names the URL (never the key) and the
+setting to fix: a refused connection or a host name that does not resolve before the endpoint has
+answered once in this process (a wrong URL, a server not started; after an answer, a refused connection
+may be a restart, and is retried), a 401 or 403 (the key), a 404 (the model or the path). What can heal
+is retried, and a :class:`RetryCounter` says how many retries and why (``3 (HTTP 429 x2, timeout)``),
+for the progress line.
 """
 
 from __future__ import annotations
 
 import email.utils
+import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -50,6 +59,8 @@ class Endpoint:
     retry: Retry = field(default_factory=default_retry)
     #: the flag that names the key's variable, for messages (an LLM endpoint's is --llm-key-env)
     key_flag: str = field(default="--embed-key-env", compare=False, repr=False)
+    #: the flag that sets the URL, for messages (an LLM endpoint's is --llm-url)
+    url_flag: str = field(default="--embed-url", compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.base_url is not None:
@@ -158,6 +169,21 @@ def status_of(exc: BaseException) -> int | None:
     return int(status) if isinstance(status, int) else None
 
 
+def unreachable(exc: BaseException) -> str | None:
+    """``"refused"`` or ``"unknown host"`` when ``exc`` (or what caused it) says that nothing can be
+    reached at the URL: a refused connection, or a host name that does not resolve; else None."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, ConnectionRefusedError):
+            return "refused"
+        if isinstance(cause, socket.gaierror):
+            return "unknown host"
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def is_transient(exc: BaseException) -> bool:
     """Rate limits, server errors, timeouts and lost connections are worth another try; nothing else."""
     import openai
@@ -173,27 +199,65 @@ def retry_hint(exc: BaseException) -> float | None:
     return retry_after_seconds(getattr(response, "headers", None))
 
 
+def cause_of(exc: BaseException | None) -> str:
+    """What a retry was for, in a word or two: ``HTTP 429``, ``timeout``, ``connection lost``."""
+    import openai
+
+    status = None if exc is None else status_of(exc)
+    if status is not None:
+        return f"HTTP {status}"
+    if isinstance(exc, openai.APITimeoutError):
+        return "timeout"
+    if isinstance(exc, openai.APIConnectionError):
+        return "connection lost"
+    return type(exc).__name__ if exc is not None else "items sent again"
+
+
 class EndpointFailure(EndpointError):
-    """A request that failed for good: ``original`` is the client's exception, ``retries`` the tries spent."""
+    """A request that failed for good: ``original`` is the client's exception, ``retries`` the tries spent,
+    ``fatal`` whether every other request would fail alike (stop at once)."""
 
     def __init__(
-        self, original: BaseException, retries: int, scrub: Callable[[str], str] = lambda text: text
+        self,
+        original: BaseException,
+        retries: int,
+        scrub: Callable[[str], str] = lambda text: text,
+        *,
+        fatal: bool = False,
     ) -> None:
         """``scrub`` takes the key out of the message (some servers echo the key they refused)."""
         super().__init__(scrub(f"{type(original).__name__} after {retries} retries: {original}"))
         self.original = original
         self.retries = retries
+        self.fatal = fatal or status_of(original) in FATAL_STATUS
 
 
 def is_fatal(exc: BaseException) -> bool:
-    """A failure every other request would share (bad key, no permission, unknown model or path)."""
-    return status_of(exc.original if isinstance(exc, EndpointFailure) else exc) in FATAL_STATUS
+    """A failure every other request would share (nothing listening, an unknown host, a bad key, no
+    permission, an unknown model or path)."""
+    if isinstance(exc, EndpointFailure):
+        return exc.fatal
+    return status_of(exc) in FATAL_STATUS
 
 
 def explain(exc: BaseException, endpoint: Endpoint, model: str) -> str:
-    """One line for the user: what the endpoint said, without the key."""
+    """One line for the user: what the endpoint said (or that nothing answered), without the key; for
+    what retrying cannot fix, with the URL and the setting to fix."""
     if isinstance(exc, EndpointFailure):
         exc = exc.original
+    url = endpoint.url()
+    why = unreachable(exc)
+    if why == "refused":
+        return (
+            f"expected an OpenAI-compatible endpoint at {url} ({endpoint.url_flag}), found nothing listening "
+            "there (connection refused): start the server, or give the URL it listens on"
+        )
+    if why == "unknown host":
+        host = urlsplit(url).hostname
+        return (
+            f"expected an OpenAI-compatible endpoint at {url} ({endpoint.url_flag}), found no host named "
+            f"{host!r} (the name does not resolve)"
+        )
     status = status_of(exc)
     body = getattr(exc, "body", None)
     detail = body.get("message") if isinstance(body, dict) else None
@@ -201,32 +265,63 @@ def explain(exc: BaseException, endpoint: Endpoint, model: str) -> str:
     if status is None:
         return endpoint.scrub(f"{type(exc).__name__}: {text}")
     hint = {
-        401: f" (is {endpoint.api_key_env} the right key for {endpoint.url()}?)",
-        403: f" (the key in {endpoint.api_key_env} may not use model {model!r})",
-        404: f" (does {endpoint.url()} serve model {model!r} at this path?)",
+        401: f" (is {endpoint.api_key_env} the right key for {url}? {endpoint.key_flag} names the variable)",
+        403: f" (the key in {endpoint.api_key_env} may not use model {model!r} at {url}; {endpoint.key_flag} "
+        "names the variable)",
+        404: f" (does {url} serve model {model!r} at this path? check the model's name and {endpoint.url_flag})",
     }.get(status, "")
     return endpoint.scrub(f"HTTP {status}: {text}{hint}")
 
 
 # --------------------------------------------------------------------- calls
 class RetryCounter:
-    """Thread-safe count of retries, usable as a :class:`~base.Retry` ``on_retry`` callback."""
+    """Thread-safe count of retries and their causes, usable as a :class:`~base.Retry` ``on_retry``
+    callback; ``on_change`` is told after each (to show :meth:`describe` in a progress line)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_change: Callable[[RetryCounter], None] | None = None) -> None:
         self.count = 0
+        self.causes: Counter[str] = Counter()
+        self.on_change = on_change
         self._lock = threading.Lock()
 
     def __call__(self, retry: int, items: int, failure: BaseException | None) -> None:
         with self._lock:
             self.count += 1
+            self.causes[cause_of(failure)] += 1
+        if self.on_change is not None:
+            self.on_change(self)
+
+    def describe(self) -> str:
+        """``3 (HTTP 429 x2, timeout)``: how many retries, and why, most frequent first."""
+        with self._lock:
+            causes = ", ".join(f"{c} x{n}" if n > 1 else c for c, n in self.causes.most_common())
+            return f"{self.count} ({causes})" if causes else str(self.count)
+
+
+#: the endpoints (by URL) that answered at least once in this process: a refused connection there may be
+#: a restart, worth retrying; before any answer, it is a wrong URL or a server that is not running
+_answered: set[str] = set()
 
 
 def with_retries(endpoint: Endpoint, fn: Callable[[], T], on_retry: RetryCounter | None = None) -> T:
-    """``fn()`` under the endpoint's retry policy; a failure for good raises :class:`EndpointFailure`."""
+    """``fn()`` under the endpoint's retry policy; a failure for good raises :class:`EndpointFailure`
+    (``fatal`` when no other request can fare better: see the module's notes)."""
+    url = endpoint.url()
+
+    def first_contact_failed(exc: BaseException) -> bool:
+        return url not in _answered and unreachable(exc) is not None
+
+    def answered() -> T:
+        out = fn()
+        _answered.add(url)
+        return out
+
     return endpoint.retry.call(
-        fn,
-        transient=is_transient,
-        give_up=lambda exc, retries: EndpointFailure(exc, retries, endpoint.scrub),
+        answered,
+        transient=lambda exc: is_transient(exc) and not first_contact_failed(exc),
+        give_up=lambda exc, retries: EndpointFailure(
+            exc, retries, endpoint.scrub, fatal=first_contact_failed(exc)
+        ),
         on_retry=on_retry,
         retry_after=retry_hint,
     )

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from indexer._version import ELASTICSEARCH_VERSION
+from indexer.node.flavours import ENGINES
 from tests._support import REPO
 
-IMAGE = os.environ.get("R2MED_ES_IMAGE", f"r2med/elasticsearch:{ELASTICSEARCH_VERSION}")
+IMAGE = os.environ.get("R2MED_ES_IMAGE", f"r2med/elasticsearch:{ENGINES['elasticsearch'].version}")
 
 
 def required() -> bool:

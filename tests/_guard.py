@@ -1,16 +1,19 @@
 """The marker guard: a test without the ``engine`` mark never reaches an engine, one without ``docker``
-never reaches Docker.
+never reaches Docker, one without ``model`` never loads an embedding model.
 
 The marks come from the fixtures a test takes (tests/conftest.py), so a test that reaches an engine
-some other way would run in the fast loop (``-m "not engine and not docker"``) and fail or hang there
-on a machine without engines. While an unmarked test sets up and runs, the guard refuses (and records):
+some other way would run in the fast loop (``-m "not engine and not docker and not model"``) and fail or
+hang there on a machine without engines. While an unmarked test sets up and runs, the guard refuses (and records):
 
 * a TCP connection to a loopback or unspecified address on a port in 9200-9399 (the engines' HTTP and
   transport ports: 9200/9201/9211 by default, the ``R2MED_TEST_*PORT`` ones, a Docker stack's 9200),
   or to the host and port of ``ES_URL``/``OS_URL``;
 * a connection to the Docker daemon's socket (``/var/run/docker.sock``, ``/run/docker.sock``, or the
   ``unix://`` path in ``DOCKER_HOST``);
-* starting an engine process (``bin/elasticsearch``, ``bin/opensearch``) or the ``docker`` CLI.
+* starting an engine process (``bin/elasticsearch``, ``bin/opensearch``) or the ``docker`` CLI;
+* loading an embedding model through any registered backend (``indexer.embed.BACKENDS``: torch, ONNX
+  Runtime, OpenVINO), which is what makes a test slow (seconds to a minute each; tests/_encoder.py is the
+  stand-in for the tests of the machinery around the model).
 
 Its limit: what a child process does (``python -m harness`` started by a test) is not seen; the engines'
 nodes started that way still need one of the engine fixtures, which is how every such test gets them.
@@ -93,6 +96,10 @@ class Guard:
     @contextlib.contextmanager
     def installed(self) -> Iterator[Guard]:
         guard = self
+        from indexer.embed import BACKENDS, backend_names
+
+        backend_names()  # registers every backend (the modules import their runtimes only when they load)
+
         real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
         real_init = subprocess.Popen.__init__
 
@@ -109,11 +116,20 @@ class Guard:
             guard.refuse(classify_command(args), f"starting {args!r}")
             real_init(proc, args, *rest, **kwargs)
 
-        with (
-            _patched(socket.socket, connect=connect, connect_ex=connect_ex),
-            _patched(subprocess.Popen, __init__=popen_init),
-        ):
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_patched(socket.socket, connect=connect, connect_ex=connect_ex))
+            stack.enter_context(_patched(subprocess.Popen, __init__=popen_init))
+            for cls in {type(backend) for backend in BACKENDS.values()}:
+                stack.enter_context(_patched(cls, load=_refusing_load(guard, cls.load)))
             yield self
+
+
+def _refusing_load(guard: Guard, real: Any) -> Any:
+    def load(backend: Any, spec: Any, *args: Any, **kwargs: Any) -> Any:
+        guard.refuse("model", f"loading the model {spec.model_id!r} on {backend.name}")
+        return real(backend, spec, *args, **kwargs)
+
+    return load
 
 
 @contextlib.contextmanager
@@ -137,6 +153,7 @@ def unmarked_message(nodeid: str, reached: list[str]) -> str:
     return (
         f"{nodeid} reached {'; '.join(dict.fromkeys(reached))} without the mark: take the fixture that gives it "
         "(es_settings, os_settings, engine_settings, backend, es_backend, os_backend, es_url, engine_url, "
-        "es_inspect or managed_nodes for an engine; docker_client or es_image for Docker), which marks the "
-        "test (tests/conftest.py)"
+        "es_inspect or managed_nodes for an engine; docker_client or es_image for Docker; minilm for an "
+        "embedding model, or the stand-in encoder of tests/_encoder.py instead), which marks the test "
+        "(tests/conftest.py)"
     )

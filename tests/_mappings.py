@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from indexer import Backend, VectorOptions
-from indexer._layout import vector_spec
+from indexer import Backend, VectorSpec
 
 #: where the team keeps the corpus
 FIELDS = "title=headline,text=body,vector=emb"
@@ -38,7 +37,7 @@ def team_body(backend: Backend, *, dims: int = 384, k1: float = 0.9) -> dict[str
             "properties": {
                 "headline": text,
                 "body": text,
-                "emb": backend.vector_mapping(vector_spec(dims, VectorOptions())),
+                "emb": backend.vector_mapping(VectorSpec(dims)),
             },
         },
     }

@@ -2,9 +2,11 @@
 
 No LLM can be downloaded on these machines (the Hugging Face hub is unreachable), so the chat
 answers are deterministic text built from the request, not a model's output: they exercise the
-harness's client, cache, retries and files, never the quality of a generation. Embeddings are real:
-``/v1/embeddings`` returns all-MiniLM-L6-v2 vectors from the packaged model, so retrieval quality
-measured through the endpoint is the model's.
+harness's client, cache, retries and files, never the quality of a generation. ``/v1/embeddings``
+answers the stand-in encoder's vectors (tests/_encoder.py: 384 dimensions, derived from each text, no
+model), unless a test asks for the real all-MiniLM-L6-v2 (``state.embeddings = "minilm"``, with the
+``minilm`` fixture that marks it ``model``): then retrieval quality measured through the endpoint is the
+model's.
 
 What a test can do with it (``server.state``):
 
@@ -49,6 +51,8 @@ from typing import Any
 
 import numpy as np
 
+from tests._encoder import stand_in_vector
+
 ROUTES = {"/v1/chat/completions": "chat", "/v1/embeddings": "embeddings", "/v1/models": "models"}
 
 
@@ -77,6 +81,7 @@ class ServerState:
     judge_labels: dict[tuple[str, str], int] | None = None  # stand-in judges: (qid, doc) -> human grade
     judge_events: Counter[str] = field(default_factory=Counter)  # what the stand-in judges answered
     texts_embedded: int = 0
+    embeddings: str = "stand-in"  # stand-in | minilm (the packaged model's own vectors)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def fail_next(self, route: str, *faults: Fault) -> None:
@@ -197,25 +202,22 @@ def judge_answer(model: str, prompt: str, labels: dict[tuple[str, str], int]) ->
 
 
 class _Embedder:
-    """all-MiniLM-L6-v2 from the packaged weights, loaded on first use."""
+    """The stand-in encoder's vectors, or all-MiniLM-L6-v2 from the packaged weights (loaded on first use,
+    through the product's own encoder, so the marker guard sees a test that loads it without the mark)."""
 
     def __init__(self) -> None:
         self._model: Any = None
         self._lock = threading.Lock()
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str], kind: str) -> np.ndarray:
+        if kind != "minilm":
+            return np.stack([stand_in_vector(text) for text in texts]) if texts else np.zeros((0, 384))
         with self._lock:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer
+                from indexer.embed import Encoder, resolve_model
 
-                from indexer.embed import bundled_model_path
-
-                self._model = SentenceTransformer(
-                    str(bundled_model_path()), device="cpu", local_files_only=True
-                )
-            vectors = self._model.encode(
-                texts, batch_size=len(texts), convert_to_numpy=True, normalize_embeddings=True
-            )
+                self._model = Encoder(resolve_model("minilm"), device="cpu")
+            vectors = self._model.encode(texts, batch_size=len(texts))
         return np.asarray(vectors, dtype=np.float32)
 
 
@@ -315,7 +317,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
         texts = body.get("input")
         texts = [texts] if isinstance(texts, str) else list(texts or [])
-        vectors = self.server.embedder.encode(texts)
+        vectors = self.server.embedder.encode(texts, self.server.state.embeddings)
         with self.server.state.lock:
             self.server.state.texts_embedded += len(texts)
         base64_out = body.get("encoding_format") == "base64"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -126,13 +128,29 @@ def raw_es_client(where: str | ConnectionSettings, **overrides: object) -> Any:
     """An elasticsearch-py client (a URL, or settings with credentials), for tests that drive or inspect
     an Elasticsearch node behind the product's back (fault injection, security APIs); the product itself
     only talks to a cluster through a Backend."""
-    from indexer.backends._elasticsearch import build_client
+    from elasticsearch import Elasticsearch
 
     settings = ConnectionSettings(url=where) if isinstance(where, str) else where
-    return build_client(settings, **overrides)
+    kwargs: dict[str, Any] = {"hosts": [settings.url], "request_timeout": settings.request_timeout}
+    if settings.username is not None:
+        kwargs["basic_auth"] = (settings.username, settings.password.reveal() if settings.password else "")
+    if settings.api_key is not None:
+        kwargs["api_key"] = settings.api_key.reveal()
+    if settings.url.startswith("https"):
+        kwargs["verify_certs"] = settings.verify
+        if settings.ca_cert is not None:
+            kwargs["ca_certs"] = str(settings.ca_cert)
+        if not settings.verify:
+            kwargs["ssl_show_warn"] = False
+    return Elasticsearch(**{**kwargs, **overrides})
 
 
 raw_es_client.__test__ = False  # type: ignore[attr-defined]
+
+
+def ndjson(lines: Iterable[Any]) -> bytes:
+    """A bulk body as the engines read it: one JSON object per line (for tests that post raw bulks)."""
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
 
 
 def own_cache(monkeypatch: Any, folder: Path) -> Path:

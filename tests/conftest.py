@@ -18,9 +18,11 @@ versions, the engine lifecycle).
 
 Marks: a test that takes an engine fixture (``ENGINE_FIXTURES``, directly or through other fixtures)
 is marked ``engine``; one that takes a Docker fixture, ``docker``; one that takes ``managed_nodes``,
-also ``slow``. ``pytest -m "not engine and not docker"`` is the inner loop (docs/development.md);
+also ``slow``; one that takes ``minilm`` (a real embedding model) or ``model_runtime`` (torch), ``model``.
+``pytest -m "not engine and not docker and not model"`` is the inner loop (docs/development.md);
 ``-m "not slow and not docker"`` runs everything on the session's two engines. The marker guard
-(tests/_guard.py) fails an unmarked test that reaches an engine or Docker anyway.
+(tests/_guard.py) fails an unmarked test that reaches an engine or Docker, or loads a model, anyway (an
+``engine`` test may load one: it is outside the inner loop already).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from indexer import Backend, ConnectionSettings, ManagedNode, connect
+from indexer import Backend, ConnectionSettings, ManagedNode, ModelSpec, connect, resolve_model
 from tests._docker import build_image, connect_docker
 from tests._guard import Guard, unmarked_message
 from tests._nodes import ManagedNodes
@@ -60,6 +62,11 @@ ENGINE_FIXTURES = frozenset(
 )
 #: fixtures that need a Docker daemon: a test that takes one is marked ``docker``
 DOCKER_FIXTURES = frozenset({"docker_client", "es_image"})
+#: fixtures that load a real embedding model (MiniLM on torch, ONNX Runtime, OpenVINO) or its runtime: marked
+#: ``model``
+MODEL_FIXTURES = frozenset({"minilm", "model_runtime"})
+#: the marks the fixtures give, each a kind of thing the marker guard refuses to a test without it
+GUARDED = ("engine", "docker", "model")
 
 _engine_report: dict[str, str] = {}
 _os_report: dict[str, str] = {}
@@ -67,7 +74,8 @@ _os_report: dict[str, str] = {}
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """``engine`` and ``docker`` from the fixtures each test takes (``fixturenames`` is the whole closure)."""
+    """``engine``, ``docker`` and ``model`` from the fixtures each test takes (``fixturenames`` is the whole
+    closure)."""
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         if names & ENGINE_FIXTURES:
@@ -76,12 +84,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
         if names & DOCKER_FIXTURES:
             item.add_marker(pytest.mark.docker)
+        if names & MODEL_FIXTURES:
+            item.add_marker(pytest.mark.model)
 
 
 def _guarded(item: pytest.Item) -> Generator[None, object, object]:
     """Run a test phase under the marker guard for the marks it lacks (tests/_guard.py)."""
-    guard = Guard({mark for mark in ("engine", "docker") if item.get_closest_marker(mark)})
-    if guard.allowed == {"engine", "docker"}:
+    allowed = {mark for mark in GUARDED if item.get_closest_marker(mark)}
+    if "engine" in allowed:  # outside the inner loop already: an engine test may embed with the real model
+        allowed.add("model")
+    guard = Guard(allowed)
+    if guard.allowed == set(GUARDED):
         return (yield)
     try:
         with guard.installed():
@@ -230,6 +243,23 @@ def scifact_dir() -> Path:
 @pytest.fixture(scope="session")
 def r2med_demo_dir() -> Path:
     return R2MED_DEMO
+
+
+@pytest.fixture(scope="session")
+def minilm() -> ModelSpec:
+    """The packaged all-MiniLM-L6-v2, for the tests of what a real model computes (numerics: torch, ONNX
+    Runtime, OpenVINO, auto's check): a test that takes it is marked ``model``. The machinery around the
+    model (cache, windows, crash and resume, order) is tested with tests/_encoder.py's stand-in instead."""
+    return resolve_model("minilm")
+
+
+@pytest.fixture(scope="session")
+def model_runtime() -> Any:
+    """torch, imported (seconds of start-up, the first step of any model load): for the tests of what the
+    runtime itself says (devices, a folder it cannot load); a test that takes it is marked ``model``."""
+    import torch
+
+    return torch
 
 
 @pytest.fixture(scope="session")

@@ -1,13 +1,15 @@
 """The marks and the marker guard (tests/conftest.py, tests/_guard.py): an unmarked test cannot reach an
-engine or Docker, and the marks follow the fixtures a test takes."""
+engine or Docker, nor load an embedding model, and the marks follow the fixtures a test takes."""
 
 from __future__ import annotations
 
 import socket
 import subprocess
+from pathlib import Path
 
 import pytest
 
+from indexer.embed import BACKENDS, ModelSpec
 from tests._guard import Guard, classify_address, classify_command
 from tests._nodes import ManagedNodes
 
@@ -69,7 +71,26 @@ def test_what_the_marks_allow_passes_and_the_classes_are_restored() -> None:
 
 
 def test_this_test_is_unmarked(request: pytest.FixtureRequest) -> None:
-    assert not any(request.node.get_closest_marker(m) for m in ("engine", "docker", "slow"))
+    assert not any(request.node.get_closest_marker(m) for m in ("engine", "docker", "slow", "model"))
+
+
+def test_a_model_load_needs_the_model_mark(tmp_path: Path) -> None:
+    """Refused before the runtime is imported (seconds), whichever backend is asked; the classes are restored."""
+    spec = ModelSpec(model_id="local/any", path_or_name=str(tmp_path), revision="x")
+    before = {name: type(backend).__dict__.get("load") for name, backend in BACKENDS.items()}
+    guard = Guard(allowed=set())
+    with guard.installed():
+        for backend in BACKENDS.values():
+            with pytest.raises(ConnectionRefusedError, match="no `model` mark"):
+                backend.load(spec, "cpu", tmp_path)
+    assert guard.reached[0] == f"loading the model 'local/any' on {next(iter(BACKENDS))} (model)"
+    assert len(guard.reached) == len(BACKENDS) >= 3
+    assert {name: type(backend).__dict__.get("load") for name, backend in BACKENDS.items()} == before
+
+
+def test_the_real_model_marks_its_tests(minilm: ModelSpec, request: pytest.FixtureRequest) -> None:
+    assert request.node.get_closest_marker("model") and not request.node.get_closest_marker("engine")
+    assert minilm.model_id.endswith("all-MiniLM-L6-v2")
 
 
 def test_managed_nodes_marks_engine_and_slow(

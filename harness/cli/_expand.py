@@ -169,6 +169,7 @@ def expand_command(
         llm_key_env,
         retry=retry,
         key_flag="--llm-key-env",
+        url_flag="--llm-url",
         **given(timeout_s=timeout, concurrency=concurrency),
     )
     config = ExpandConfig(

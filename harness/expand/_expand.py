@@ -203,7 +203,7 @@ def expand(
     )
     what = f"generating {config.method} with {config.llm}"
     with progress(what, len(tasks), unit="queries", console=console, enabled=config.progress) as bar:
-        answers = generator.run(tasks, on_done=bar.advance)
+        answers = generator.run(tasks, on_done=bar.advance, on_retry=lambda why: bar.set(retries=why))
     generation = {"model": config.model, "prompt_sha256": prompt.sha256, **config.settings.to_dict()}
     records = [_record(qid, dataset.queries[qid], answers[qid], fmt, generation) for qid in dataset.queries]
     file_tokens = {

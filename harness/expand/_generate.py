@@ -116,13 +116,10 @@ class Generator:
         messages = json.dumps(task.messages, ensure_ascii=False)
         return digest(CACHE_NAMESPACE, self.model, settings, self.prompt_sha256, messages)
 
-    def _generate(self, task: Task) -> ChatAnswer:
-        """One call (with retries); the answer is committed to the cache before it is returned."""
-        counter = RetryCounter()
-        try:
-            answer = self.chat.complete(self.model, task.as_messages(), counter, **self.settings.to_dict())
-        finally:
-            self.stats.add_retries(counter.count)
+    def _generate(self, task: Task, retries: RetryCounter) -> ChatAnswer:
+        """One call (with retries, counted in ``retries``); the answer is committed to the cache before it
+        is returned."""
+        answer = self.chat.complete(self.model, task.as_messages(), retries, **self.settings.to_dict())
         self.stats.add_call(answer)
         problem = "no text" if not answer.content.strip() else (self.check(answer) if self.check else None)
         if problem:
@@ -134,9 +131,13 @@ class Generator:
         return answer
 
     def run(
-        self, tasks: Sequence[Task], on_done: Callable[[int], None] | None = None
+        self,
+        tasks: Sequence[Task],
+        on_done: Callable[[int], None] | None = None,
+        on_retry: Callable[[str], None] | None = None,
     ) -> dict[str, ChatAnswer]:
-        """An answer for every task, or :class:`GenerationError` naming each query that got none."""
+        """An answer for every task, or :class:`GenerationError` naming each query that got none.
+        ``on_retry`` is told, after each retry, how many there were and why (``3 (HTTP 429 x2, timeout)``)."""
         started = time.perf_counter()
         self.stats.queries = len(tasks)
         keys = {task.qid: self.key(task) for task in tasks}
@@ -147,8 +148,12 @@ class Generator:
             on_done(len(answers))
         todo = [task for task in tasks if task.qid not in answers]
         failures: dict[str, str] = {}
-        if todo:
-            self._run_calls(todo, answers, failures, on_done)
+        retries = RetryCounter(on_change=(lambda c: on_retry(c.describe())) if on_retry is not None else None)
+        try:
+            if todo:
+                self._run_calls(todo, answers, failures, on_done, retries)
+        finally:
+            self.stats.add_retries(retries.count)
         self.stats.failed = len(failures)
         self.stats.seconds = time.perf_counter() - started
         if failures:
@@ -161,20 +166,22 @@ class Generator:
         answers: dict[str, ChatAnswer],
         failures: dict[str, str],
         on_done: Callable[[int], None] | None,
+        retries: RetryCounter,
     ) -> None:
         pool = ThreadPoolExecutor(max_workers=self.endpoint.concurrency, thread_name_prefix="generate")
-        futures: dict[Future[ChatAnswer], Task] = {pool.submit(self._generate, task): task for task in todo}
+        futures: dict[Future[ChatAnswer], Task] = {
+            pool.submit(self._generate, task, retries): task for task in todo
+        }
         try:
             for future in as_completed(futures):
                 task = futures[future]
                 try:
                     answers[task.qid] = future.result()
                 except Exception as exc:
-                    if is_fatal(exc):
+                    if is_fatal(exc):  # every other request would fail alike: stop now, in one sentence
                         raise EndpointError(
-                            f"{self.endpoint.url()} refused model {self.model!r} for query {task.qid}: "
-                            f"{explain(exc, self.endpoint, self.model)}. Nothing was written; "
-                            f"{len(answers)} answers are cached"
+                            f"no answer from model {self.model!r}: {explain(exc, self.endpoint, self.model)}; "
+                            f"nothing was written ({len(answers)} answers are cached)"
                         ) from None
                     failures[task.qid] = explain(exc, self.endpoint, self.model)
                 if on_done is not None:

@@ -13,10 +13,12 @@
 from harness.gate._context import GateOptions
 from harness.gate._errors import CannotEvaluate, GateError
 from harness.gate._evaluate import evaluate_gate
-from harness.gate._latency import LatencyFigure, latency_figure
+from harness.gate._latency import LatencyFigure, LatencyRule, latency_figure
 from harness.gate._model import GateReport, Outcome, Rule, Status, Target
 from harness.gate._outputs import gate_table, junit_error, junit_xml, markdown_error, markdown_summary
+from harness.gate._regression import RegressionRule
 from harness.gate._rules import RULE_KINDS, GateConfig, parse_rule
+from harness.gate._threshold import ThresholdRule
 
 __all__ = [
     "RULE_KINDS",
@@ -26,10 +28,13 @@ __all__ = [
     "GateOptions",
     "GateReport",
     "LatencyFigure",
+    "LatencyRule",
     "Outcome",
+    "RegressionRule",
     "Rule",
     "Status",
     "Target",
+    "ThresholdRule",
     "evaluate_gate",
     "gate_table",
     "junit_error",

@@ -20,7 +20,7 @@ Public surface:
 """
 
 from harness.inspect._baselines import baselines_table, run_baselines
-from harness.inspect._compact import compact_table, print_results, significance_line
+from harness.inspect._compact import MAX_COLUMNS, compact_table, print_results, significance_line
 from harness.inspect._failures import worst_queries
 from harness.inspect._html import render_html, write_html
 from harness.inspect._judgments import agreement_tables, judgments_line, judgments_summary
@@ -34,6 +34,7 @@ from harness.inspect._table import SIG_MARK, Cell, Column, Table, print_table, t
 from harness.inspect._tables import arm_table, fmt, significance_table, summary_table
 
 __all__ = [
+    "MAX_COLUMNS",
     "SIG_MARK",
     "TOP_HITS",
     "Cell",

@@ -40,7 +40,9 @@ __all__ = [
     "RERANKERS",
     "BiEncoderReranker",
     "CrossEncoderReranker",
+    "EmbedderFactory",
     "RerankSpec",
     "Reranker",
+    "is_cross_encoder",
     "make_reranker",
 ]

@@ -14,6 +14,7 @@
 * :mod:`._publish`: the run directory's files (``WRITERS``) and the records (``SINKS``).
 """
 
+from harness._search import ArmRun
 from harness.results import MANIFEST_FILE, REPORT_FILE, scores_and_intervals
 from harness.run._assemble import assemble, start_manifest
 from harness.run._checkpoints import Checkpoints
@@ -28,6 +29,7 @@ __all__ = [
     "MANIFEST_FILE",
     "REPORT_FILE",
     "WRITERS",
+    "ArmRun",
     "Checkpoints",
     "DatasetOutcome",
     "DatasetPerformance",

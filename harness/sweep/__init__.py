@@ -14,11 +14,13 @@ scored on others.
 """
 
 from harness.sweep._configs import (
+    FUSION_STAGE,
     PROVIDERS,
     Choice,
     Configuration,
     FusionProvider,
     Provider,
+    RunSet,
     SweepContext,
     grid,
 )
@@ -74,6 +76,7 @@ __all__ = [
     "AXES",
     "DEFAULT_FOLDS",
     "FUSION",
+    "FUSION_STAGE",
     "KFOLD",
     "NAMED_GRIDS",
     "PROVIDERS",
@@ -89,6 +92,7 @@ __all__ = [
     "ParamPoint",
     "ParamsProvider",
     "Provider",
+    "RunSet",
     "ScoreMatrix",
     "Searches",
     "Selection",

@@ -38,6 +38,7 @@ from indexer.embed._backend import (
     split_backend,
 )
 from indexer.embed._cache import (
+    CACHE_FILE,
     EmbeddingCache,
     cache_key,
     default_cache_dir,
@@ -53,6 +54,7 @@ from indexer.embed._embedder import (
 )
 from indexer.embed._encoder import DEFAULT_BATCH_SIZE, Encoder, EncoderStats, batch_order, l2_normalize
 from indexer.embed._endpoint import (
+    PROBE_TEXT,
     EndpointEncoder,
     EndpointStats,
     build_encoder,
@@ -60,15 +62,18 @@ from indexer.embed._endpoint import (
     endpoint_spec,
     is_endpoint_model,
 )
-from indexer.embed._folder import folder_revision
+from indexer.embed._folder import FolderConfig, folder_revision, read_folder
 from indexer.embed._hub import hub_cache_dir
 from indexer.embed._known import (
     BGE_QUERY_PROMPT,
+    BMR_DOCUMENT_PROMPT,
+    BMR_QUERY_PROMPT,
     E5_DOCUMENT_PROMPT,
     E5_QUERY_PROMPT,
     INSTRUCT_QUERY_PROMPT,
     KNOWN_MODELS,
     KnownModel,
+    find_known,
     remote_code_models,
 )
 from indexer.embed._models import (
@@ -78,12 +83,16 @@ from indexer.embed._models import (
     bundled_model_path,
     field_name_for,
 )
+from indexer.embed._protocol import TextEncoder
 from indexer.embed._resolve import DEFAULT_MODEL, TRUST_FLAG, known_models, resolve_model
 from indexer.embed._threads import embed_threads, usable_cores
 
 __all__ = [
     "BACKENDS",
     "BGE_QUERY_PROMPT",
+    "BMR_DOCUMENT_PROMPT",
+    "BMR_QUERY_PROMPT",
+    "CACHE_FILE",
     "CPU_CANDIDATES",
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_EMBED_BACKEND",
@@ -94,6 +103,7 @@ __all__ = [
     "INSTRUCT_QUERY_PROMPT",
     "KNOWN_MODELS",
     "NDCG_TOLERANCE",
+    "PROBE_TEXT",
     "REFERENCE_BACKEND",
     "REFERENCE_PRECISION",
     "SAMPLE_NDCG",
@@ -108,9 +118,11 @@ __all__ = [
     "EncoderStats",
     "EndpointEncoder",
     "EndpointStats",
+    "FolderConfig",
     "KnownModel",
     "ModelSpec",
     "SentenceModel",
+    "TextEncoder",
     "Trial",
     "available_devices",
     "backend_names",
@@ -129,12 +141,14 @@ __all__ = [
     "endpoint_for",
     "endpoint_spec",
     "field_name_for",
+    "find_known",
     "folder_revision",
     "get_backend",
     "hub_cache_dir",
     "is_endpoint_model",
     "known_models",
     "l2_normalize",
+    "read_folder",
     "reason_line",
     "remote_code_models",
     "resolve_backend",

@@ -131,10 +131,11 @@ class EndpointEncoder:
             )
         except EndpointFailure as exc:
             why = explain(exc, self.endpoint, model)
-            tried = "" if is_fatal(exc) else f" after {exc.retries} retries"
+            if is_fatal(exc):  # nothing another request could fare better at: the URL, the key, the model
+                raise EmbeddingError(f"no embeddings for model {model!r}: {why}") from None
             raise EmbeddingError(
                 f"the embeddings endpoint {self.endpoint.url()} failed a batch of {len(texts)} texts "
-                f"(model {model!r}){tried}: {why}"
+                f"(model {model!r}) after {exc.retries} retries: {why}"
             ) from None
         out = np.asarray(vectors, dtype=np.float32)
         if out.ndim != 2 or out.shape[0] != len(texts) or out.shape[1] == 0:

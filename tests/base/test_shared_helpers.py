@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from base import ConfigError, Retry, slug, write_text_atomic
+from base import ConfigError, Retry, slug, write_jsonl_atomic, write_text_atomic
 
 
 def test_retry_resends_what_failed_and_gives_up_with_the_callers_error() -> None:
@@ -57,11 +58,12 @@ def test_atomic_write_leaves_the_old_file_when_interrupted(tmp_path: Path) -> No
     class Boom(Exception):
         pass
 
-    from base._atomic import atomic_write
-
-    with pytest.raises(Boom), atomic_write(target) as fh:
-        fh.write("half of the new")
+    def rows() -> Iterator[dict[str, str]]:
+        yield {"half": "of the new"}
         raise Boom
+
+    with pytest.raises(Boom):
+        write_jsonl_atomic(target, rows())
     assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["results.json"]
 
 

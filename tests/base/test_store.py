@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from base import SqliteStore
-from base._exceptions import CacheError
+from base import CacheError, SqliteStore
 
 COLUMNS = ("dims INTEGER NOT NULL", "vec BLOB NOT NULL")
 DAMAGED = "length(rows.vec) != rows.dims * 4"

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
-from indexer._version import ELASTICSEARCH_VERSION
+from indexer.node.flavours import ENGINES
 
 REPO = Path(__file__).resolve().parents[2]
+ELASTICSEARCH_VERSION = ENGINES["elasticsearch"].version
 COMPOSE = shutil.which("docker-compose")
 needs_compose = pytest.mark.skipif(COMPOSE is None, reason="docker-compose (Debian package) is not installed")
 

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 import yaml
 
-from indexer._version import OPENSEARCH_VERSION
+from indexer.node.flavours import ENGINES
 
 REPO = Path(__file__).resolve().parents[2]
+OPENSEARCH_VERSION = ENGINES["opensearch"].version
 FILE = "docker-compose.opensearch.yml"
 COMPOSE = shutil.which("docker-compose")
 needs_compose = pytest.mark.skipif(COMPOSE is None, reason="docker-compose (Debian package) is not installed")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from indexer import Backend
+from indexer import Backend, ModelSpec
 from tests._openai_server import OpenAIServer
 from tests._support import drop_indices, scifact_subset
 
@@ -37,6 +37,7 @@ def _ndcg(run_dir: Path, dataset: str = "llm-endpoint-embed") -> dict[str, Any]:
 
 def test_index_and_run_through_the_endpoint(
     server: OpenAIServer,
+    minilm: ModelSpec,
     subset: Path,
     tmp_path: Path,
     es_url: str,
@@ -45,6 +46,7 @@ def test_index_and_run_through_the_endpoint(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("R2MED_HARNESS_CACHE", str(tmp_path / "cache"))  # a fresh embedding cache
+    server.state.embeddings = "minilm"  # the model's own vectors, to compare with the local model's
     drop_indices(es_backend, "r2med-llm-endpoint-embed*")  # a kept node may hold it from an earlier session
     endpoint = ["--base-url", server.url, "--url", es_url, "--no-progress"]
     assert main(["index", "--dataset", str(subset), "--model", MODEL, *endpoint]) == 0

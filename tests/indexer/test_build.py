@@ -18,11 +18,9 @@ import pytest
 from rich.console import Console
 
 from base import ConfigError, MappingConflictError, VerificationError
-from base._phases import TIMING_LOG_ENV
 from indexer import Backend, IndexOptions, VectorOptions, build_index, choose_analysis
 from indexer._build import resolve_alias, verify
 from indexer._layout import alias_for, index_name
-from indexer.backends._rest import ndjson
 from indexer.data import Dataset, Document, load_dataset
 from indexer.embed import (
     CachedEmbedder,
@@ -32,7 +30,7 @@ from indexer.embed import (
     bundled_model_path,
     resolve_model,
 )
-from tests._support import drop_indices, own_cache, record_auto_choice, scifact_subset
+from tests._support import drop_indices, ndjson, own_cache, record_auto_choice, scifact_subset
 
 OPTS = IndexOptions(progress=False, max_chunk_bytes=256 * 1024)
 
@@ -364,7 +362,7 @@ def test_loading_shows_the_embedding_it_waits_on_and_times_its_phases(
     ds = load_dataset(str(scifact_subset(tmp_path / "progress-subset", n_docs=60, n_test=10, n_train=5)))
     drop_indices(backend, f"{alias_for(ds.name)}*")
     log = tmp_path / "timing.jsonl"
-    monkeypatch.setenv(TIMING_LOG_ENV, str(log))
+    monkeypatch.setenv("R2MED_TIMING_LOG", str(log))  # as users set it (docs/run-directory.md)
     out = io.StringIO()
     cold = CachedEmbedder(Encoder(resolve_model("minilm")), EmbeddingCache(tmp_path / "cold-cache"))
     options = dataclasses.replace(OPTS, progress=True)

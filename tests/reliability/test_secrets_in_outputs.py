@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main as harness_main
-from harness.sinks._es import DEFAULT_INDEX as RECORDS_INDEX
+from harness.sinks import DEFAULT_INDEX as RECORDS_INDEX
 from tests._openai_server import OpenAIServer
 from tests._support import scifact_subset
 from tests.reliability._faults import alias_target, one_summary

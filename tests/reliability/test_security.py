@@ -12,9 +12,8 @@ from elasticsearch import BadRequestError
 from base import ConfigError, ConnectionFailed, Secret
 from harness.cli import main as harness_main
 from indexer import ConnectionSettings, connect
-from indexer.backends._rest import ndjson
 from tests._pki import make_local_pki
-from tests._support import raw_es_client
+from tests._support import ndjson, raw_es_client
 from tests.reliability._nodes import SecuredNode
 from tests.reliability._secrets import assert_no_secret, find_secret
 

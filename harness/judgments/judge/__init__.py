@@ -19,7 +19,7 @@
 """
 
 from harness.judgments.judge._client import ENDPOINT_DEFAULTS, JUDGE_SETTINGS
-from harness.judgments.judge._combine import COMBINERS, combine
+from harness.judgments.judge._combine import COMBINERS, combine, combiner
 from harness.judgments.judge._context import CONTEXT_SOURCES, ContextSpec, read_context
 from harness.judgments.judge._judge import JudgedPair, JudgeRun, Verdict, judge_pairs
 from harness.judgments.judge._measure import HumanLabels, human_labels, measure_agreement, systems_agreement
@@ -88,6 +88,7 @@ __all__ = [
     "Verdict",
     "builtin_prompt",
     "combine",
+    "combiner",
     "count_tokens",
     "default_output",
     "document_block",

@@ -48,6 +48,8 @@ def endpoint(
         timeout_s=base.timeout_s if timeout_s is None else timeout_s,
         concurrency=base.concurrency if concurrency is None else concurrency,
         retry=retry,
+        key_flag="--llm-key-env",
+        url_flag="--llm-url",
     )
 
 
@@ -103,11 +105,15 @@ class JudgeCalls:
         return Plan(len(tasks), sum(1 for k in keys.values() if k in cached), tokens)
 
     def run(
-        self, tasks: Sequence[Task], on_done: Callable[[int], None] | None = None
+        self,
+        tasks: Sequence[Task],
+        on_done: Callable[[int], None] | None = None,
+        on_retry: Callable[[str], None] | None = None,
     ) -> dict[str, ChatAnswer]:
-        """An answer for every task, or an :class:`EndpointError` naming the pairs that got none."""
+        """An answer for every task, or an :class:`EndpointError` naming the pairs that got none
+        (``on_retry``: see :meth:`Generator.run`)."""
         try:
-            return self.generator.run(tasks, on_done)
+            return self.generator.run(tasks, on_done, on_retry)
         except GenerationError as exc:
             shown = [f"{pair}: {why}" for pair, why in list(exc.failures.items())[:SHOWN_FAILURES]]
             more = len(exc.failures) - len(shown)

@@ -162,7 +162,7 @@ def _verdicts(
     """One judge's answers to every task, read on its scale."""
     what = f"judging with {judge.model}"
     with progress(what, len(tasks), unit="pairs", console=console, enabled=show_progress) as bar:
-        answers = calls.run(tasks, on_done=bar.advance)
+        answers = calls.run(tasks, on_done=bar.advance, on_retry=lambda why: bar.set(retries=why))
     return {key: _verdict(judge, calls.final_text(answer)) for key, answer in answers.items()}
 
 

@@ -21,8 +21,7 @@ import pytest
 from harness.eval import evaluate
 from indexer import Backend
 from indexer.backends import RANK_EVAL, RatedRequest
-from indexer.backends._rest import ndjson
-from tests._support import scifact_subset
+from tests._support import ndjson, scifact_subset
 
 INDEX = "r2med-test-rank-eval"
 K = 10

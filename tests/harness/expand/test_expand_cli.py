@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -197,6 +198,50 @@ def test_a_429_storm_loses_nothing(
     print(
         f"\n  429 storm: {server.state.calls['chat']} requests, {storms} answered 429, {N_QUERIES} answers, none lost"
     )
+
+
+def test_an_endpoint_that_is_not_there_fails_at_once(
+    dataset_copy: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as sock:  # a port where nothing listens
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    argv = ["expand", "--dataset", str(dataset_copy), "--method", "hyde", "--llm", MODEL, "--llm-url", url]
+    began = time.monotonic()
+    assert main([*argv, "--cache-dir", str(tmp_path / "cache")]) == 1
+    assert time.monotonic() - began < 20
+    err = " ".join(capfd.readouterr().err.split())
+    assert (
+        f"no answer from model '{MODEL}': expected an OpenAI-compatible endpoint at {url} (--llm-url), found "
+        "nothing listening there (connection refused): start the server, or give the URL it listens on; "
+        "nothing was written"
+    ) in err
+    assert not _set_path(dataset_copy).exists()
+
+
+def test_retries_show_in_the_progress_line_with_their_count_and_cause(
+    server: OpenAIServer, dataset_copy: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    server.state.fail_next(
+        "chat", rate_limited(retry_after_ms="10"), Fault(503), rate_limited(retry_after_ms="10")
+    )
+    argv = [
+        "expand",
+        "--dataset",
+        str(dataset_copy),
+        "--method",
+        "hyde",
+        "--llm",
+        MODEL,
+        "--llm-url",
+        server.url,
+    ]
+    assert (
+        main([*argv, "--cache-dir", str(tmp_path / "cache"), "--concurrency", "1", "--backoff", "0.01"]) == 0
+    )
+    shown = capfd.readouterr()  # not a terminal: the progress is plain lines, the last one at the end
+    last = [line for line in (shown.out + shown.err).splitlines() if line.startswith("generating")][-1]
+    assert f"{N_QUERIES}/{N_QUERIES}" in last and "retries 3 (HTTP 429 x2, HTTP 503)" in last, last
 
 
 def test_retry_after_500_and_timeouts_are_retried(

@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from base import CapabilityMissing, ConfigError, DataError
-from harness._errors import RunError
+from harness import RunError
 from harness.cli import main
 from harness.experiment import Experiment, experiment
 from harness.results import RunResults, trec_path

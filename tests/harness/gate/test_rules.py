@@ -8,10 +8,17 @@ from pathlib import Path
 import pytest
 
 from harness.eval import Measure
-from harness.gate import RULE_KINDS, GateConfig, GateError, Target, latency_figure, parse_rule
-from harness.gate._latency import LatencyRule
-from harness.gate._regression import RegressionRule
-from harness.gate._threshold import ThresholdRule
+from harness.gate import (
+    RULE_KINDS,
+    GateConfig,
+    GateError,
+    LatencyRule,
+    RegressionRule,
+    Target,
+    ThresholdRule,
+    latency_figure,
+    parse_rule,
+)
 from harness.results import ArmResult, Distribution, LoadResult, Percentiles
 
 

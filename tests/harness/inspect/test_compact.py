@@ -12,8 +12,7 @@ import pytest
 from rich.console import Console
 
 from harness.cli import main
-from harness.inspect import SIG_MARK, compact_table, print_results, significance_line
-from harness.inspect._compact import MAX_COLUMNS
+from harness.inspect import MAX_COLUMNS, SIG_MARK, compact_table, print_results, significance_line
 from harness.results import RunResults
 from tests._support import scifact_subset
 from tests.harness.inspect.synthetic import make_run_dir

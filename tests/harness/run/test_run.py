@@ -17,8 +17,7 @@ import pytest
 import ranx
 
 from harness.cli import main
-from harness.eval import top_k
-from harness.eval._sum import RATIOS
+from harness.eval import RATIOS, top_k
 from harness.inspect import render_html
 from harness.results import SCHEMA_VERSION, Manifest, RunResults, load_per_query, load_records, schema
 from indexer import Backend

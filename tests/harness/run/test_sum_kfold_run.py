@@ -13,10 +13,10 @@ import pytest
 
 import harness.run._arms as arms
 from base import read_json
-from harness._search import ArmRun
 from harness.cli import main
 from harness.eval import evaluate, tune_sum_weights
 from harness.results import RunResults
+from harness.run import ArmRun
 from harness.strategies import EngineSum, QueryInput, SearchContext
 from harness.sweep import kfold_split
 from indexer import Backend

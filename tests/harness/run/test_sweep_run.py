@@ -16,10 +16,10 @@ import jsonschema
 import pytest
 
 from base import read_json
-from harness._search import ArmRun
 from harness.cli import main
 from harness.eval import FusionSpec, evaluate, fuse, top_k
 from harness.results import RunResults, load_per_query, schema
+from harness.run import ArmRun
 from harness.sweep import SweepSpec, kfold_split
 from indexer.data import load_dataset
 from tests._support import scifact_subset

@@ -23,8 +23,8 @@ from harness.strategies import (
     Vector,
 )
 from indexer import RRF_RETRIEVER, Backend, ConnectionSettings, FusionParams, VectorSpec
-from indexer.backends._elasticsearch import ElasticsearchBackend
-from indexer.backends._rest import ndjson
+from indexer.backends import backend_class
+from tests._support import ndjson
 
 
 def test_registry_names_every_arm_and_what_it_needs() -> None:
@@ -86,7 +86,7 @@ def test_engine_sum_body_on_each_engine(backend: Backend) -> None:
 
 def test_engine_rrf_body_shape() -> None:
     """Elasticsearch's rrf retriever body, written by its backend (no request is sent to build it)."""
-    build = ElasticsearchBackend.FUSIONS["rrf"]
+    build = backend_class("elasticsearch").FUSIONS["rrf"]
     ctx = SearchContext(depth=100, vector_field="vec_m")
     knn = Vector(ctx).knn(QueryInput("q", "t", (1.0, 0.0)))
     rrf = build(Lexical(ctx).query("t"), knn, FusionParams(window=100))["retriever"]["rrf"]
@@ -116,7 +116,7 @@ def test_engine_rrf_matches_the_probe(backend: Backend, vec_index: str) -> None:
         with pytest.raises(CapabilityMissing, match="rrf"):
             EngineRRF(ctx).body(query)
     if backend.product == "elasticsearch":
-        raw = ElasticsearchBackend.FUSIONS["rrf"](
+        raw = backend_class("elasticsearch").FUSIONS["rrf"](
             Lexical(ctx).query("t"), Vector(ctx).knn(query), FusionParams(10)
         )
         try:
@@ -146,7 +146,7 @@ def test_long_hyde_text_does_not_hit_clause_limits(backend: Backend) -> None:
 
 def test_offline_dialect_needs_no_cluster() -> None:
     """Building Elasticsearch bodies sends nothing: the backend object alone writes them."""
-    offline = ElasticsearchBackend(ConnectionSettings(url="http://127.0.0.1:9"))
+    offline = backend_class("elasticsearch")(ConnectionSettings(url="http://127.0.0.1:9"))
     body = Vector(SearchContext(depth=10, vector_field="v", dialect=offline)).body(
         QueryInput("q", "t", (1.0,))
     )

@@ -9,8 +9,7 @@ import pytest
 
 from base import ConfigError
 from harness.eval import FusionSpec, Run, fuse, top_k
-from harness.sweep import PROVIDERS, Choice, SweepContext, SweepSpec, grid
-from harness.sweep._configs import FUSION_STAGE, RunSet
+from harness.sweep import FUSION_STAGE, PROVIDERS, Choice, RunSet, SweepContext, SweepSpec, grid
 
 RUNS = {
     "lexical": {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 5.0, "y": 4.0}},

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from harness._search import ArmRun
 from harness.eval import tune_sum_weights
+from harness.run import ArmRun
 from harness.sweep import (
     PROVIDERS,
     SumGrid,

@@ -12,8 +12,7 @@ import pytest
 from base import EngineUnavailable, MappingConflictError, NotFound, RequestFailed
 from indexer import Backend, ConnectionSettings, VectorSpec, connect
 from indexer.backends import KNN, KnnSpec
-from indexer.backends._rest import ndjson
-from tests._support import drop_indices
+from tests._support import drop_indices, ndjson
 
 PREFIX = "pytest-backend-"
 SETTINGS = {"index": {"number_of_shards": 1, "number_of_replicas": 0}}

@@ -19,8 +19,7 @@ import pytest
 from indexer import BM25_PARAMS, Backend, VectorSpec
 from indexer._layout import text_side
 from indexer.backends import KnnSpec
-from indexer.backends._rest import ndjson
-from tests._support import scifact_subset
+from tests._support import ndjson, scifact_subset
 
 DIMS = 16
 ANALYSES = ("hunspell", "standard")  # chains both engines offer (the stripped ES has no `english`)

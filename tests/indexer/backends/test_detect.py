@@ -10,8 +10,7 @@ import pytest
 
 from base import ConnectionFailed, UnsupportedEngine
 from indexer import ConnectionSettings, connect
-from indexer.backends import detect_product
-from indexer.backends._elasticsearch import ElasticsearchBackend
+from indexer.backends import backend_class, detect_product
 
 
 def test_detects_both_engines(es_settings: ConnectionSettings, os_settings: ConnectionSettings) -> None:
@@ -71,7 +70,7 @@ def test_credentials_refused_before_the_engine_is_known(locked_server: str) -> N
 
 def test_the_elasticsearch_client_refuses_opensearch(os_settings: ConnectionSettings) -> None:
     # why detection comes first: elasticsearch-py will not talk to OpenSearch at all
-    backend = ElasticsearchBackend(os_settings)
+    backend = backend_class("elasticsearch")(os_settings)
     try:
         with pytest.raises(UnsupportedEngine, match=r"is not Elasticsearch"):
             backend.info()

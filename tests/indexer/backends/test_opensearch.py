@@ -15,10 +15,16 @@ from harness.results import RunResults
 from indexer import Backend, ConnectionSettings, ManagedNode, VectorSpec, connect
 from indexer.backends import KNN, KnnSpec
 from indexer.backends._opensearch import _missing, build_client
-from indexer.backends._rest import ndjson
 from indexer.node import JavaNotFoundError, find_java
 from tests._nodes import ManagedNodes
-from tests._support import LEGACY_OPENSEARCH, drop_indices, fetch_artifact, scifact_subset, test_engine_config
+from tests._support import (
+    LEGACY_OPENSEARCH,
+    drop_indices,
+    fetch_artifact,
+    ndjson,
+    scifact_subset,
+    test_engine_config,
+)
 
 NO_KNN = "the cluster has no k-NN plugin"
 

@@ -8,7 +8,7 @@ import pytest
 from base import CapabilityMissing
 from indexer import Backend
 from indexer.backends import RANK_EVAL, RatedRequest
-from indexer.backends._rest import ndjson
+from tests._support import ndjson
 
 INDEX = "r2med-test-scan"
 DOCS = 257  # more than two pages of 100

@@ -1,4 +1,7 @@
-"""``r2med/<Name>``: hub-layout folders (data dir and HF cache) load through the R2MED code path."""
+"""``r2med/<Name>``: hub-layout folders (data dir and HF cache) load through the R2MED code path.
+
+Each test that reaches the hub's cache says where it is and that the hub is offline (``hub`` below): the
+outcome never depends on the network or on what the machine exports (HF_HUB_OFFLINE, HF_HUB_CACHE)."""
 
 from __future__ import annotations
 
@@ -8,10 +11,26 @@ from pathlib import Path
 import pytest
 
 from base import DataError
-from indexer.data import DATA_DIR_ENV, PINNED_REVISIONS, R2MED_NAMES, _hub, load_dataset, resolve_specs
+from indexer.data import DATA_DIR_ENV, PINNED_REVISIONS, R2MED_NAMES, load_dataset, resolve_specs
 from tests._support import R2MED_DEMO
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.fixture()
+def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The hub's cache, an empty folder of this test's, with downloads off (HF_HUB_OFFLINE=1, as a user sets
+    it; huggingface_hub reads its variables once, at import, so its constants are set too); no data dir."""
+    from huggingface_hub import constants
+
+    cache = tmp_path / "hub-cache"
+    cache.mkdir()
+    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    return cache
 
 
 def _hub_repo_copy(dest: Path) -> Path:
@@ -48,38 +67,28 @@ def test_pinned_revisions_are_the_issue_16_commits() -> None:
     assert all(len(c) == 40 and int(c, 16) >= 0 for c in PINNED_REVISIONS.values())
 
 
-def test_pinned_snapshot_loads_by_default_and_says_its_revision(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
+def test_pinned_snapshot_loads_by_default_and_says_its_revision(hub: Path) -> None:
     pinned = PINNED_REVISIONS["Biology"]
-    cache = _cache_with_snapshot(tmp_path / "cache", pinned)
-    ds = _hub.load("Biology", cache_dir=cache)
+    _cache_with_snapshot(hub, pinned)
+    ds = load_dataset("r2med/Biology")
     assert ds.revision == pinned
     assert ds.source == f"hf://datasets/R2MED/Biology@{pinned}"
     assert ds.fingerprint == load_dataset(str(R2MED_DEMO)).fingerprint
 
 
-def test_revision_main_or_a_commit_still_overrides_the_pin(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
-    cache = _cache_with_snapshot(tmp_path / "cache", COMMIT, ref="main")
+def test_revision_main_or_a_commit_still_overrides_the_pin(hub: Path) -> None:
+    _cache_with_snapshot(hub, COMMIT, ref="main")
     for revision in ("main", COMMIT):
-        ds = _hub.load("Biology", revision=revision, cache_dir=cache)
+        ds = load_dataset("r2med/Biology", revision=revision)
         assert ds.revision == COMMIT
         assert ds.source == f"hf://datasets/R2MED/Biology@{COMMIT}"
 
 
-def test_a_snapshot_at_another_commit_is_not_used_for_the_pinned_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_snapshot_at_another_commit_is_not_used_for_the_pinned_one(hub: Path) -> None:
     """Before pinning, the default was `main`: a cached `main` (any commit) was silently loaded."""
-    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
-    cache = _cache_with_snapshot(tmp_path / "cache", COMMIT, ref="main")
-    assert _hub.locate_cached("Biology", cache_dir=cache) is None
+    _cache_with_snapshot(hub, COMMIT, ref="main")
     with pytest.raises(DataError) as info:
-        _hub.load("Biology", cache_dir=cache)
+        load_dataset("r2med/Biology")
     text = str(info.value)
     assert f"at revision {PINNED_REVISIONS['Biology']} (the pinned default)" in text
     assert f"at other commits ({COMMIT}), which are not used in its place" in text
@@ -87,11 +96,10 @@ def test_a_snapshot_at_another_commit_is_not_used_for_the_pinned_one(
 
 
 def test_unavailable_dataset_says_which_files_to_place_where(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    hub: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
     with pytest.raises(DataError) as info:
-        _hub.locate("PMC-Clinical", cache_dir=tmp_path / "empty-cache", download=False)
+        load_dataset("r2med/PMC-Clinical")
     text = str(info.value)
     assert "R2MED/PMC-Clinical" in text
     assert "place corpus.jsonl, query.jsonl and qrels.jsonl (or qrels.txt)" in text
@@ -99,7 +107,7 @@ def test_unavailable_dataset_says_which_files_to_place_where(
 
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "r2med"))
     with pytest.raises(DataError, match=r"under .*r2med/PMC-Clinical \(R2MED_DATA_DIR is set"):
-        _hub.locate("PMC-Clinical", cache_dir=tmp_path / "empty-cache", download=False)
+        load_dataset("r2med/PMC-Clinical")
 
 
 def test_resolve_specs_expands_r2med() -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from importlib.resources import files
+from pathlib import Path
+
 from indexer.data import load_dataset
-from indexer.data._sample import root
 from tests._support import SCIFACT
 
 
@@ -28,7 +30,7 @@ def test_sample_train_split_for_tuning() -> None:
 
 
 def test_bundled_files_are_compressed_small_and_attributed() -> None:
-    folder = root()
+    folder = Path(str(files("indexer.data").joinpath("resources", "scifact")))  # what the package ships
     sizes = {p.name: p.stat().st_size for p in folder.rglob("*") if p.is_file()}
     assert sum(sizes.values()) <= 4 * 1024 * 1024
     assert all(name.endswith(".gz") for name in sizes if name != "SOURCE.md")

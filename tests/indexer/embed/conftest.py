@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer.embed import Encoder, ModelSpec, document_text, resolve_model
+from indexer.embed import Encoder, ModelSpec, document_text
 
 SCIFACT = Path(__file__).resolve().parents[3].parent / "shared" / "datasets" / "scifact"
 
@@ -33,11 +33,6 @@ N_DOCS = 32
 def scifact_docs() -> list[tuple[str, str]]:
     """32 real SciFact abstracts."""
     return load_scifact_docs(N_DOCS)
-
-
-@pytest.fixture(scope="session")
-def minilm() -> ModelSpec:
-    return resolve_model("minilm")
 
 
 @pytest.fixture(scope="session")

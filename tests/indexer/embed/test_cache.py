@@ -6,10 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from base import EmbeddingError
-from base._exceptions import CacheError
-from indexer.embed import EmbeddingCache, ModelSpec, cache_key, default_cache_dir, spec_key
-from indexer.embed._cache import CACHE_FILE
+from base import CacheError, EmbeddingError
+from indexer.embed import CACHE_FILE, EmbeddingCache, ModelSpec, cache_key, default_cache_dir, spec_key
 
 
 def vec(seed: int, dims: int = 8) -> np.ndarray:

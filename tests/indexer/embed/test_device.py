@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-import torch
 
 from base import ConfigError
 from indexer.embed import available_devices, choose_device, select_device
@@ -31,7 +32,8 @@ def test_unavailable_or_unknown_device_is_a_config_error() -> None:
         choose_device({"cuda": True, "mps": True}, "tpu")
 
 
-def test_select_device_reflects_this_machine() -> None:
+def test_select_device_reflects_this_machine(model_runtime: Any) -> None:
+    torch = model_runtime
     available = available_devices()
     assert available["cuda"] == torch.cuda.is_available()
     assert available["cpu"]

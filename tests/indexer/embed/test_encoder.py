@@ -108,7 +108,7 @@ def test_declared_dims_that_disagree_with_the_model_are_an_error(minilm: ModelSp
         Encoder(wrong, device="cpu").load()
 
 
-def test_a_model_that_cannot_load_is_an_embedding_error(tmp_path: object) -> None:
+def test_a_model_that_cannot_load_is_an_embedding_error(model_runtime: object, tmp_path: object) -> None:
     spec = ModelSpec(model_id="local/broken", path_or_name=str(tmp_path), revision="x")
     with pytest.raises(EmbeddingError, match="could not load embedding model 'local/broken'"):
         Encoder(spec, device="cpu").load()

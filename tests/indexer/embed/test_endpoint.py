@@ -1,11 +1,14 @@
 """Embeddings through an OpenAI-compatible ``/v1/embeddings`` endpoint (``openai:MODEL``).
 
-The endpoint is the test server (tests/_openai_server.py) serving all-MiniLM-L6-v2 from the packaged
-weights, so the vectors are the model's own: they must match the local encoder's.
+The endpoint is the test server (tests/_openai_server.py) serving the stand-in encoder's vectors
+(tests/_encoder.py): what arrives must be what it computed, for each text, in order. The same model through
+an endpoint and locally is tests/harness/test_endpoint_embeddings.py's (MiniLM on both sides).
 """
 
 from __future__ import annotations
 
+import socket
+import time
 from pathlib import Path
 
 import numpy as np
@@ -13,14 +16,14 @@ import pytest
 
 from base import EmbeddingError, Endpoint, Retry
 from indexer.embed import (
+    PROBE_TEXT,
     CachedEmbedder,
     EmbeddingCache,
-    Encoder,
     EndpointEncoder,
     build_encoder,
     resolve_model,
 )
-from indexer.embed._endpoint import PROBE_TEXT
+from tests._encoder import stand_in_vector
 from tests._openai_server import Fault, OpenAIServer, rate_limited
 
 TEXTS = [f"Claim {i}: {'aspirin lowers fever ' * (i % 5 + 1)}in adults." for i in range(70)]
@@ -43,15 +46,15 @@ def test_openai_spec_names_its_own_field_and_learns_dims_later() -> None:
         resolve_model("openai:")
 
 
-def test_endpoint_vectors_are_the_models_own(server: OpenAIServer) -> None:
+def test_endpoint_vectors_are_the_servers_own(server: OpenAIServer) -> None:
     spec = resolve_model("openai:minilm")
     encoder = EndpointEncoder(spec, _endpoint(server), batch_size=32)
     assert encoder.dims == 384, "the dimension comes from the first answer"
     assert server.state.calls["embeddings"] == 1
     remote = encoder.encode(TEXTS)
-    local = Encoder(resolve_model("minilm")).encode(TEXTS)
-    assert remote.shape == local.shape == (70, 384)
-    assert np.allclose(remote, local, atol=2e-5), float(np.abs(remote - local).max())
+    served = np.stack([stand_in_vector(text) for text in TEXTS])
+    assert remote.shape == served.shape == (70, 384)
+    assert np.allclose(remote, served, atol=1e-6), float(np.abs(remote - served).max())
     assert server.state.calls["embeddings"] == 1 + 3, "70 texts in batches of 32: 3 requests"
     assert encoder.stats.model_calls == 3 and encoder.stats.texts_encoded == 70
     probe = len(PROBE_TEXT.split())
@@ -87,6 +90,21 @@ def test_a_refusal_fails_at_once_with_the_endpoints_words(server: OpenAIServer) 
     text = str(info.value)
     assert "HTTP 404: model 'nope' not found" in text and f"does {server.url} serve model 'nope'" in text
     assert server.state.calls["embeddings"] == 1, "a 404 is not retried"
+
+
+def test_an_endpoint_that_is_not_there_fails_at_the_first_batch() -> None:
+    with socket.socket() as sock:  # a port where nothing listens
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    encoder = EndpointEncoder(resolve_model("openai:minilm"), Endpoint(base_url=url))  # the default policy
+    began = time.monotonic()
+    with pytest.raises(EmbeddingError) as info:
+        encoder.encode(TEXTS[:3])
+    assert time.monotonic() - began < 10 and encoder.stats.retries == 0
+    assert str(info.value) == (
+        f"no embeddings for model 'minilm': expected an OpenAI-compatible endpoint at {url} (--embed-url), found "
+        "nothing listening there (connection refused): start the server, or give the URL it listens on"
+    )
 
 
 def test_base_url_is_refused_for_a_local_model(server: OpenAIServer) -> None:

@@ -17,11 +17,11 @@ from indexer.embed import (
     ModelSpec,
     bundled_model_path,
     field_name_for,
+    find_known,
     known_models,
     remote_code_models,
     resolve_model,
 )
-from indexer.embed._known import find_known
 
 
 def test_default_is_the_bundled_minilm_loaded_by_path() -> None:

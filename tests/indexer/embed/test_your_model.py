@@ -14,6 +14,8 @@ import pytest
 
 from base import ConfigError, EmbeddingError
 from indexer.embed import (
+    BMR_DOCUMENT_PROMPT,
+    BMR_QUERY_PROMPT,
     E5_DOCUMENT_PROMPT,
     E5_QUERY_PROMPT,
     CachedEmbedder,
@@ -21,11 +23,10 @@ from indexer.embed import (
     Encoder,
     ModelSpec,
     bundled_model_path,
+    read_folder,
     resolve_model,
     spec_key,
 )
-from indexer.embed._folder import read_folder
-from indexer.embed._known import BMR_DOCUMENT_PROMPT, BMR_QUERY_PROMPT
 from tests._model_folders import into_hub_cache, renamed_minilm
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -43,7 +44,9 @@ def hub_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cache
 
 
-def test_a_hub_id_resolves_offline_through_the_cache_refs(hub_cache: Path, tmp_path: Path) -> None:
+def test_a_hub_id_resolves_offline_through_the_cache_refs(
+    minilm: ModelSpec, hub_cache: Path, tmp_path: Path
+) -> None:
     source = renamed_minilm(tmp_path / "src", prompts={"query": "claim: "})
     snapshot = into_hub_cache(hub_cache, "acme/clinical-minilm", source, COMMIT, refs=("main", "v1"))
     spec = resolve_model("acme/clinical-minilm")
@@ -105,7 +108,9 @@ def test_known_defaults_fill_in_where_the_model_is_silent(hub_cache: Path, tmp_p
     assert (flags.query_prompt, flags.document_prompt) == ("", "d: ")
 
 
-def test_known_pooling_applies_to_a_plain_transformers_folder(hub_cache: Path, tmp_path: Path) -> None:
+def test_known_pooling_applies_to_a_plain_transformers_folder(
+    minilm: ModelSpec, hub_cache: Path, tmp_path: Path
+) -> None:
     plain = renamed_minilm(tmp_path / "plain", plain=True)
     into_hub_cache(hub_cache, "BMRetriever/BMRetriever-410M", plain, COMMIT)
     spec = resolve_model("bmr-410m", query_prompt="", document_prompt="")
@@ -133,7 +138,7 @@ def test_known_pooling_applies_to_a_plain_transformers_folder(hub_cache: Path, t
     assert float(np.dot(mean[0], got[0])) < 0.99
 
 
-def test_a_model_with_its_own_code_needs_the_flag(tmp_path: Path) -> None:
+def test_a_model_with_its_own_code_needs_the_flag(minilm: ModelSpec, tmp_path: Path) -> None:
     folder = renamed_minilm(tmp_path / "custom", auto_map={"AutoModel": "modeling_standin.StandInBertModel"})
     with pytest.raises(ConfigError) as info:
         resolve_model(folder)
@@ -168,7 +173,7 @@ def test_a_custom_module_or_a_listed_model_needs_the_flag_too(hub_cache: Path, t
     assert resolve_model("nv-embed", trust_remote_code=True).trust_remote_code
 
 
-def test_the_cache_key_follows_the_revision(hub_cache: Path, tmp_path: Path) -> None:
+def test_the_cache_key_follows_the_revision(minilm: ModelSpec, hub_cache: Path, tmp_path: Path) -> None:
     source = renamed_minilm(tmp_path / "src")
     into_hub_cache(hub_cache, "acme/clinical-minilm", source, COMMIT)
     into_hub_cache(hub_cache, "acme/clinical-minilm", source, OTHER_COMMIT, refs=("v2",))
@@ -212,7 +217,9 @@ def test_prompt_names_and_similarity_are_read_from_the_folder(
     assert resolve_model(folder).similarity == "cosine"
 
 
-def test_the_empty_prompt_is_sent_as_empty_not_as_the_folders_default(tmp_path: Path) -> None:
+def test_the_empty_prompt_is_sent_as_empty_not_as_the_folders_default(
+    minilm: ModelSpec, tmp_path: Path
+) -> None:
     folder = renamed_minilm(
         tmp_path / "default", prompts={"query": "claim: "}, st_config={"default_prompt_name": "query"}
     )

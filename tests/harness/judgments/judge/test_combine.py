@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from base import ConfigError
-from harness.judgments.judge import COMBINERS, combine
-from harness.judgments.judge._combine import combiner
+from harness.judgments.judge import COMBINERS, combine, combiner
 
 
 @pytest.mark.parametrize(

@@ -4,10 +4,13 @@ Retry-After, resumable, the key never stored or printed, costs printed before an
 from __future__ import annotations
 
 import json
+import socket
+import time
 from pathlib import Path
 
 import pytest
 
+from harness.cli import main
 from tests._openai_server import Fault, OpenAIServer, rate_limited
 from tests.harness.judgments.judge.conftest import ARMS, answers, qrels_file, run_judge
 
@@ -49,8 +52,32 @@ def test_costs_are_printed_before_any_call(
     assert code != 0 and standins.state.answered["chat"] == 0
     # the run stopped at its first call, and the plan had been printed
     assert "calls to make (~" in text and "prompt tokens, counted as words and punctuation" in text
-    assert "refused model 'truth'" in text and "HTTP 401" in text and KEY not in text
+    assert (
+        "no answer from model 'truth': HTTP 401" in text
+        and "--llm-key-env names the variable" in text
+        and KEY not in text
+    )
     assert not (tmp_path / "o").exists(), "nothing written"
+
+
+def test_an_endpoint_that_is_not_there_fails_within_seconds(
+    base_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27: with a typo in the URL, `harness judge` printed 0/300 pairs every 10 s for 90 s, until stopped."""
+    with socket.socket() as sock:  # a port where nothing listens
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    argv = ["judge", str(base_run), "--llm", "judge-x", "--llm-url", url, "--depth", "1", "--arms", "lexical"]
+    began = time.monotonic()
+    code = main([*argv, "--cache-dir", str(tmp_path / "c"), "--output", str(tmp_path / "o")])
+    took = time.monotonic() - began
+    err = " ".join(capsys.readouterr().err.split())
+    assert code != 0 and took < 20, (code, took, err)
+    assert (
+        f"no answer from model 'judge-x': expected an OpenAI-compatible endpoint at {url} (--llm-url), found "
+        "nothing listening there (connection refused)"
+    ) in err
+    assert not (tmp_path / "o").exists()
 
 
 def test_retry_after_is_honoured(
