@@ -101,5 +101,6 @@ def builtin_body(
     """The body of a built-in arm: its packaged template ``name`` (for the engine's dialect), rendered by
     the strategy every template arm uses, so that the built-in arms and templates share one code path."""
     product = dialect.product if dialect is not None else ANY_ENGINE
-    arm = TemplateArm(f"{BUILTIN_PREFIX}{name}", {ANY_ENGINE: builtin_template(name, product)}, params)
+    variant = dialect.template_dialect if dialect is not None else ANY_ENGINE
+    arm = TemplateArm(f"{BUILTIN_PREFIX}{name}", {ANY_ENGINE: builtin_template(name, variant)}, params)
     return TemplateStrategy(ctx, arm, product).body(query)
