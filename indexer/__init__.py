@@ -25,7 +25,9 @@ from indexer._layout import (
 from indexer._stack import stack_login
 from indexer._user_mapping import FieldMapError, UserMapping, load_user_mapping
 from indexer.backends import (
+    APPROXIMATE_KNN,
     HYBRID_QUERY,
+    HYBRID_TECHNIQUES,
     KNN,
     LINEAR_RETRIEVER,
     RRF_RETRIEVER,
@@ -100,6 +102,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ANALYSIS_CHAINS",
+    "APPROXIMATE_KNN",
     "AUTH_KINDS",
     "BM25_FIELDS",
     "BM25_PARAMS",
@@ -111,6 +114,7 @@ __all__ = [
     "EVENTS_INDEX",
     "EXPANSION_FILE",
     "HYBRID_QUERY",
+    "HYBRID_TECHNIQUES",
     "IMPRESSION",
     "JUDGMENT_FORMATS",
     "KNN",

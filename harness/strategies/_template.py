@@ -39,6 +39,8 @@ class TemplateArm:
     needs_capability: None = None
     #: the id of a search template stored on the cluster (rendered by the engine: _msearch/template)
     stored_template: str | None = None
+    #: an OpenSearch search pipeline the arm's searches run through (its definition is sent with each)
+    search_pipeline: str | None = None
 
     def template(self, product: str) -> QueryTemplate:
         found = self.templates.get(product) or self.templates.get(ANY_ENGINE)

@@ -16,9 +16,11 @@ from indexer._connection import ConnectionSettings
 from indexer.backends._base import Backend, QueryDialect
 from indexer.backends._detect import MIN_VERSIONS, check_floor, detect, detect_product
 from indexer.backends._types import (
+    APPROXIMATE_KNN,
     FEATURES,
     FUSION_KINDS,
     HYBRID_QUERY,
+    HYBRID_TECHNIQUES,
     KNN,
     LINEAR_RETRIEVER,
     RANK_EVAL,
@@ -84,10 +86,12 @@ def connect(
 
 
 __all__ = [
+    "APPROXIMATE_KNN",
     "BACKENDS",
     "FEATURES",
     "FUSION_KINDS",
     "HYBRID_QUERY",
+    "HYBRID_TECHNIQUES",
     "KNN",
     "LINEAR_RETRIEVER",
     "MIN_VERSIONS",

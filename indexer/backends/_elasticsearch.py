@@ -26,6 +26,7 @@ from elasticsearch import ApiError, Elasticsearch, UnsupportedProductError
 from base import CapabilityMissing, ConfigError, HarnessError, NotFound, RequestFailed, UnsupportedEngine
 from indexer._connection import ConnectionSettings
 from indexer.backends._errors import auth_label, http_failure, retry_after, short, unreachable, untrusted
+from indexer.backends._features import declared_features
 from indexer.backends._rest import FusionBody, RestBackend, settle_knn
 from indexer.backends._types import (
     APPROXIMATE_KNN,
@@ -215,9 +216,12 @@ class ElasticsearchBackend(RestBackend):
     # -- dialects
     @property
     def exact_knn(self) -> bool:
-        """kNN is served exactly (script_score): the cluster has no approximate kNN in _search."""
-        caps = self.probe()
-        return not caps.has(APPROXIMATE_KNN) and caps.has(SCRIPT_SCORE_KNN)
+        """kNN is served exactly (script_score): the version has no approximate kNN in _search (decided from
+        the version detection found, so a backend that sends nothing can still write bodies)."""
+        server = self.server
+        if server is None or server.serverless or not server.version:
+            return False
+        return not declared_features(self.product, server.version)[0][APPROXIMATE_KNN]
 
     @property
     def template_dialect(self) -> str:

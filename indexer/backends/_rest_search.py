@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from abc import abstractmethod
 import json
+from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
