@@ -62,8 +62,11 @@ from indexer.backends._types import (
     HYBRID_QUERY,
     KNN,
     LUCENE_ENGINE,
+    NORMALIZATION_PROCESSOR,
+    RRF_PROCESSOR,
     SEARCH_PIPELINE,
     SEARCH_TEMPLATE,
+    Z_SCORE,
     Capabilities,
     EngineInfo,
     FusionParams,
@@ -361,17 +364,15 @@ class OpenSearchBackend(RestBackend):
     def _probe(self) -> Capabilities:
         info, modules = self._local_node()
         features, missing = self._declared(info, modules)
-        if (
-            features[HYBRID_QUERY]
-            and not info.serverless
-            and not self._search_ok(
-                {"query": {"hybrid": {"queries": [{"match_all": {}}]}}}, "probing a query type"
-            )
+        if features[HYBRID_QUERY] and not self._search_ok(
+            {"query": {"hybrid": {"queries": [{"match_all": {}}]}}}, "probing a query type"
         ):
-            features[HYBRID_QUERY] = False
-            missing[HYBRID_QUERY] = (
-                f"OpenSearch {info.version} refused a hybrid query although neural-search is installed"
+            refused = (
+                f"{self.url} refused a hybrid query (asked of no index, read-only): no neural-search there"
             )
+            for feature in (HYBRID_QUERY, NORMALIZATION_PROCESSOR, Z_SCORE, RRF_PROCESSOR):
+                features[feature] = False
+                missing[feature] = refused
         if features[FAISS_ENGINE] and self._local_attribute(FAISS_ATTRIBUTE) == "false":
             features[FAISS_ENGINE] = False
             missing[FAISS_ENGINE] = (

@@ -24,7 +24,9 @@ def without_managed(settings: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in settings.items():
         if key.removeprefix("index.") in SERVERLESS_MANAGED:
             continue
-        out[key] = without_managed(value) if isinstance(value, Mapping) and key == "index" else value
+        kept = without_managed(value) if isinstance(value, Mapping) and key == "index" else value
+        if kept != {}:
+            out[key] = kept
     return out
 
 
