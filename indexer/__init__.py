@@ -12,6 +12,7 @@ reached through a subpackage's own ``__all__`` (``indexer.backends``, ``indexer.
 
 from indexer._admin import delete_indices, list_indices, resolve_deletion
 from indexer._build import IndexOptions, IndexSummary, build_index
+from indexer._compat import compat_versions, declared_capabilities, feature_rows, pinned_versions
 from indexer._connection import AUTH_KINDS, SIGV4_SERVICES, ConnectionSettings
 from indexer._layout import (
     ANALYSIS_CHAINS,
@@ -158,6 +159,9 @@ __all__ = [
     "backend_names",
     "build_encoder",
     "build_index",
+    "compat_versions",
+    "declared_capabilities",
+    "feature_rows",
     "cache_key",
     "check_backend_name",
     "choose_analysis",
@@ -176,6 +180,7 @@ __all__ = [
     "load_dataset",
     "load_user_mapping",
     "normalise_text",
+    "pinned_versions",
     "open_node",
     "read_judgments",
     "read_ubi_files",

@@ -298,7 +298,7 @@ class ElasticsearchBackend(RestBackend):
         features, missing = self._declared(info, modules)
         build = info.build_flavour
         for feature, retriever in ((RRF_RETRIEVER, "rrf"), (LINEAR_RETRIEVER, "linear")):
-            if features[feature] and not info.serverless and not self._retriever_ok(retriever):
+            if features[feature] and not self._retriever_ok(retriever):
                 features[feature] = False
                 missing[feature] = (
                     f"Elasticsearch {info.version} ({build} build) has no '{retriever}' retriever (a licensed "

@@ -192,7 +192,10 @@ class StandIn(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         edge = self._edge(headers, body)
         if edge is not None:
-            self._answer(*edge)
+            own = {"content-type": "application/json"}
+            if self.mode == "elastic-serverless":  # Elastic names itself on every answer
+                own["x-elastic-product"] = "Elasticsearch"
+            self._answer(*edge, own)
             return
         self._forward(headers, body)
 

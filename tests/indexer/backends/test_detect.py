@@ -65,7 +65,9 @@ def locked_server() -> Iterator[str]:
 @pytest.fixture()
 def forbidding_server() -> Iterator[str]:
     """Elasticsearch answering a user without the monitor privilege (the product header, a 403)."""
-    body = {"error": {"type": "security_exception", "reason": "action [cluster:monitor/main] is unauthorized"}}
+    body = {
+        "error": {"type": "security_exception", "reason": "action [cluster:monitor/main] is unauthorized"}
+    }
     yield from _server(403, json.dumps(body).encode(), ES_HEADER)
 
 
@@ -76,7 +78,9 @@ def empty_path_server() -> Iterator[str]:
 
 
 def _root(version: str, flavor: str) -> bytes:
-    return json.dumps({"version": {"number": version, "build_flavor": flavor}, "tagline": "You Know"}).encode()
+    return json.dumps(
+        {"version": {"number": version, "build_flavor": flavor}, "tagline": "You Know"}
+    ).encode()
 
 
 @pytest.fixture()
