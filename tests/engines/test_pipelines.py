@@ -48,7 +48,7 @@ def test_a_named_pipeline_shapes_the_arm_and_a_missing_one_is_one_sentence(
         [*base, "--output", str(tmp_path / "piped"), "--set", f"search.pipelines=lexical={PIPELINE}"], capfd
     )
     assert code == 0, said
-    lines = (tmp_path / "piped" / "runs").glob("*lexical*")
+    lines = (tmp_path / "piped" / "runs").rglob("lexical.trec")
     per_query: dict[str, int] = {}
     for path in lines:
         for line in path.read_text().splitlines():
