@@ -12,6 +12,7 @@ reached through a subpackage's own ``__all__`` (``indexer.backends``, ``indexer.
 
 from indexer._admin import delete_indices, list_indices, resolve_deletion
 from indexer._build import IndexOptions, IndexSummary, build_index
+from indexer._compat import compat_versions, declared_capabilities, feature_rows, pinned_versions
 from indexer._connection import AUTH_KINDS, SIGV4_SERVICES, ConnectionSettings
 from indexer._layout import (
     ANALYSIS_CHAINS,
@@ -25,7 +26,9 @@ from indexer._layout import (
 from indexer._stack import stack_login
 from indexer._user_mapping import FieldMapError, UserMapping, load_user_mapping
 from indexer.backends import (
+    APPROXIMATE_KNN,
     HYBRID_QUERY,
+    HYBRID_TECHNIQUES,
     KNN,
     LINEAR_RETRIEVER,
     RRF_RETRIEVER,
@@ -100,6 +103,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ANALYSIS_CHAINS",
+    "APPROXIMATE_KNN",
     "AUTH_KINDS",
     "BM25_FIELDS",
     "BM25_PARAMS",
@@ -111,6 +115,7 @@ __all__ = [
     "EVENTS_INDEX",
     "EXPANSION_FILE",
     "HYBRID_QUERY",
+    "HYBRID_TECHNIQUES",
     "IMPRESSION",
     "JUDGMENT_FORMATS",
     "KNN",
@@ -158,12 +163,15 @@ __all__ = [
     "check_backend_name",
     "choose_analysis",
     "choose_node",
+    "compat_versions",
     "connect",
+    "declared_capabilities",
     "delete_indices",
     "describe",
     "document_text",
     "endpoint_for",
     "expansion_root",
+    "feature_rows",
     "folder_revision",
     "index_ubi",
     "judged_dataset",
@@ -173,6 +181,7 @@ __all__ = [
     "load_user_mapping",
     "normalise_text",
     "open_node",
+    "pinned_versions",
     "read_judgments",
     "read_ubi_files",
     "read_ubi_index",

@@ -11,6 +11,7 @@ checked at its key path.
     model = "minilm"                        # for {{query_vector}} (default: embedding.model)
     params = { title_boost = 2.0 }
     connection = { url = "http://127.0.0.1:9201" }   # optional: this arm's own cluster
+    search_pipeline = "my-pipeline"         # optional: an OpenSearch search pipeline its searches run through
 
     [[fused]]
     name = "hybrid"
@@ -46,7 +47,7 @@ from indexer import ConnectionSettings
 
 ARM_KEYS = frozenset(
     {"name", "index", "template", "template_file", "stored_template", "id_field", "model", "query_prompt"}
-    | {"params", "connection", "compare_to"}
+    | {"params", "connection", "compare_to", "search_pipeline"}
 )
 FUSED_KEYS = frozenset({"name", "inputs", "fusion", "compare_to"})
 #: the harness's variables that ``[sweep.params]`` may set for an arm whose template uses them
@@ -173,6 +174,7 @@ def arm(table: Table, defaults: ArmDefaults) -> TemplateArm:
         connection=connection_of(table, "connection"),
         compare_to=table.names("compare_to"),
         stored_template=stored,
+        search_pipeline=table.text("search_pipeline"),
     )
 
 

@@ -166,6 +166,10 @@ def identity(exp: Experiment) -> dict[str, Any]:
         "alpha": exp.stats.alpha,
         "seed": exp.stats.seed,
     }
+    if exp.search.pipelines:  # absent by default, so that runs without one keep their hash
+        data["search_pipelines"] = sorted(exp.search.pipelines)
+    if exp.search.hybrid_technique != "min_max":
+        data["hybrid_technique"] = exp.search.hybrid_technique
     if exp.grid is not None:  # runs made before the fusion grid keep their hash
         data["sweep"] = exp.grid.canonical()
     if exp.user_mapping is not None:  # absent otherwise, so runs without one keep their hash
@@ -198,6 +202,7 @@ def arms_identity(exp: Experiment) -> dict[str, Any]:
                 "query_prompt": a.query_prompt,
                 "url": a.connection.url if a.connection else None,
             }
+            | ({"search_pipeline": a.search_pipeline} if a.search_pipeline else {})
             for a in exp.arms
         ],
         "fused": [{"name": f.name, "inputs": list(f.inputs), "fusion": str(f.fusion)} for f in exp.fused],

@@ -29,6 +29,7 @@ from indexer import (
     AUTH_KINDS,
     BM25_FIELDS,
     DEFAULT_EMBED_BACKEND,
+    HYBRID_TECHNIQUES,
     SIGV4_SERVICES,
     VECTOR_INDEX_TYPES,
     check_backend_name,
@@ -125,6 +126,14 @@ def _sinks(value: Any) -> str | None:
 def _nonempty(value: Any) -> str | None:
     """at least one"""
     return None if value else "expected at least one, found none"
+
+
+def _pipelines(value: Any) -> str | None:
+    """ARM=PIPELINE pairs"""
+    bad = [p for p in value if p.count("=") != 1 or not all(part.strip() for part in p.split("="))]
+    if bad:
+        return f"expected ARM=PIPELINE (e.g. hybrid-engine-query=my-pipeline), found {bad[0]!r}"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +271,22 @@ class SearchTable:
     concurrency: int = key(_SEARCH.concurrency, check=between(1, 32), doc="msearch requests in flight")
     timeout: float = key(_SEARCH.timeout_s, check=between(0, 3600, above=True), doc="seconds per request")
     max_retries: int = key(_SEARCH.max_retries, check=between(0, 50), doc="retries per msearch request")
+    hybrid_technique: str = key(
+        "min_max",
+        choices=lambda: HYBRID_TECHNIQUES,
+        doc="OpenSearch hybrid query: min_max, l2 or z_score normalization, or rrf (the harness's own pipeline)",
+    )
+    pipelines: tuple[str, ...] = key(
+        (),
+        commas=True,
+        check=_pipelines,
+        doc="ARM=PIPELINE: an OpenSearch search pipeline for a built-in arm",
+    )
+
+    @property
+    def pipeline_of(self) -> dict[str, str]:
+        """Built-in arm -> the search pipeline it names."""
+        return dict(p.split("=", 1) for p in self.pipelines)
 
     @property
     def options(self) -> SearchOptions:

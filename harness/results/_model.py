@@ -214,9 +214,14 @@ class EngineInfo:
 
     connection: dict[str, Any]
     capabilities: Capabilities
+    auth: str = ""
+    """How requests authenticated: none, basic, api-key or sigv4 (never a secret); empty in runs made before."""
+    serverless: bool = False
+    """Whether the cluster is a serverless project (Elastic Cloud Serverless, Amazon OpenSearch Serverless)."""
 
     @property
     def version(self) -> str:
+        """The engine's version as the cluster said it (empty where a serverless service does not say)."""
         return self.capabilities.version
 
 

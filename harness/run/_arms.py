@@ -128,13 +128,20 @@ def context(exp: Experiment, site: ArmSite, weights: Weights | None = None) -> S
         text_fields=fields,
         vector_field=vector_field,
         num_candidates=exp.search.num_candidates,
+        hybrid_technique=exp.search.hybrid_technique,
         dialect=site.backend,
         sum_weights=weights,
     )
 
 
-def bodies(arm: PlannedArm, ctx: SearchContext, site: ArmSite, inputs: Sequence[QueryInput]) -> list[dict]:
-    """``arm``'s search body for each query."""
+def bodies(
+    arm: PlannedArm,
+    ctx: SearchContext,
+    site: ArmSite,
+    inputs: Sequence[QueryInput],
+    pipeline: str | None = None,
+) -> list[dict]:
+    """``arm``'s search body for each query (through the search pipeline it names, if any)."""
     strategy: RetrievalStrategy
     if isinstance(arm.spec, TemplateArm):
         own = SearchContext(ctx.depth, num_candidates=ctx.num_candidates, vector_field=ctx.vector_field)
@@ -142,14 +149,34 @@ def bodies(arm: PlannedArm, ctx: SearchContext, site: ArmSite, inputs: Sequence[
     else:
         assert isinstance(arm.spec, SearchArm)
         strategy = arm.spec.strategy(ctx)
-    return [strategy.body(q) for q in inputs]
+    return with_pipeline([strategy.body(q) for q in inputs], site, pipeline)
+
+
+def with_pipeline(made: list[dict], site: ArmSite, name: str | None) -> list[dict]:
+    """The bodies through the named search pipeline (its definition sent with each: msearch takes no pipeline
+    name); with none named, a body's own inline pipeline (the hybrid query's) gives way to the index's default."""
+    if name is not None:
+        definition = site.backend.search_pipeline(name)
+        return [{**body, "search_pipeline": definition} for body in made]
+    if any("search_pipeline" in b for b in made) and site.backend.default_search_pipeline(site.index):
+        return [{k: v for k, v in body.items() if k != "search_pipeline"} for body in made]
+    return made
+
+
+def pipeline_of(arm: PlannedArm, exp: Experiment) -> str | None:
+    """The search pipeline ``arm`` names: a template arm's own, a built-in arm's in ``search.pipelines``."""
+    if isinstance(arm.spec, TemplateArm):
+        return arm.spec.search_pipeline
+    return exp.search.pipeline_of.get(arm.spec.name)
 
 
 def requests(group: Group, exp: Experiment, inputs: QueryInputs, weights: Weights | None) -> list[Request]:
     """Every search of ``group``: the arms of a query side by side (interleaved), in query order."""
     ctx = context(exp, group.site, weights if group.template is None else None)
+    site = group.site
     per_arm = {
-        a.name: bodies(a, ctx, group.site, inputs.of(a.expansion, group.site.embedder)) for a in group.arms
+        a.name: bodies(a, ctx, site, inputs.of(a.expansion, site.embedder), pipeline_of(a, exp))
+        for a in group.arms
     }
     qids = [q.qid for q in inputs.of(None, None)]
     return [(a.name, qid, per_arm[a.name][i]) for i, qid in enumerate(qids) for a in group.arms]

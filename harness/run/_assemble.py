@@ -63,7 +63,7 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
         config_hash=plan.config_hash,
         created=datetime.now(UTC).isoformat(),
         mode=exp.label,
-        engine=EngineInfo(settings.redacted(), caps),
+        engine=EngineInfo(settings.redacted(), caps, auth=settings.auth_kind, serverless=caps.serverless),
         datasets={
             p.dataset.name: DatasetInfo(
                 p.dataset.source,

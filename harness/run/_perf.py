@@ -22,7 +22,7 @@ from harness.ann import DocumentVectors, SweepInputs, ann_recall, document_vecto
 from harness.experiment import Experiment
 from harness.load import LoadOptions, MultiSearchOperation, Operation, SearchOperation, run_load, summarize
 from harness.results import AnnPointRecord, DatasetResult, LoadSampleRecord, MetricRecord, RunResults
-from harness.run._arms import QueryInputs, bodies, context
+from harness.run._arms import QueryInputs, bodies, context, pipeline_of
 from harness.run._outcome import DatasetOutcome, DatasetPerformance
 from harness.run._plan import PlannedArm
 from harness.run._sites import ArmSite, Sites
@@ -85,7 +85,9 @@ def _bodies(
     out = {}
     for arm in outcome.plan.search_arms:
         site = sites.by_arm[arm.spec.name]
-        out[arm.name] = tuple(bodies(arm, context(exp, site, weights), site, inputs[arm.name]))
+        out[arm.name] = tuple(
+            bodies(arm, context(exp, site, weights), site, inputs[arm.name], pipeline_of(arm, exp))
+        )
     return out
 
 

@@ -23,7 +23,7 @@ from harness.eval import FusionSpec
 from harness.expand import Expansion, select_expansion
 from harness.experiment import Experiment, identity
 from harness.judgments.sources import BeforeSearch, Judged
-from harness.strategies import ARMS, MODES, Arm, FusedArm, RerankedArm, SearchArm, TemplateArm
+from harness.strategies import ARMS, MODES, Arm, FusedArm, RerankedArm, SearchArm, TemplateArm, arm_support
 from indexer import KNN, Capabilities, Dataset, ModelSpec, judged_dataset, load_dataset, resolve_specs
 
 RERANK_SUFFIX = ">rerank"
@@ -138,12 +138,12 @@ def mode_arms(mode: str, caps: Capabilities) -> tuple[list[Arm], list[str]]:
     notices: list[str] = []
     for name in MODES[mode]:
         arm = ARMS[name]
-        needed = arm.needs_capability
-        if needed is not None and not caps.has(needed):
-            notices.append(
-                f"arm {name} is skipped: {caps.missing.get(needed, f'the cluster lacks {needed}')}"
-            )
+        support = arm_support(arm, caps)
+        if support.skipped:
+            notices.append(f"arm {name} is skipped: {support.why}")
             continue
+        if support.exact:
+            notices.append(f"arm {name} runs as exact kNN: {support.why}")
         arms.append(arm)
     if needs_vectors(arms):
         caps.require(KNN)

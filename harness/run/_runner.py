@@ -52,7 +52,9 @@ def run(
 def _probe(backend: Backend, console: Console) -> Capabilities:
     caps = backend.probe()
     for note in caps.notes:  # what this cluster lacks (a plugin, an analyzer; a 2.x OpenSearch says so)
-        console.print(f"note: {caps.flavour} {caps.version}: {note}", style="dim", highlight=False)
+        console.print(
+            f"note: {caps.flavour} {caps.version or 'serverless'}: {note}", style="dim", highlight=False
+        )
     return caps
 
 

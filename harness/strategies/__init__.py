@@ -11,6 +11,7 @@ from harness.strategies._arms import Arm, FusedArm, RerankedArm, SearchArm
 from harness.strategies._base import QueryInput, RetrievalStrategy, SearchContext, TextFields
 from harness.strategies._engine_hybrid import EngineHybridQuery, EngineLinear, EngineRRF, EngineSum
 from harness.strategies._lexical import LEXICAL_FIELDS, Lexical
+from harness.strategies._support import ArmSupport, arm_support
 from harness.strategies._template import ID_FIELD, TemplateArm, TemplateStrategy
 from harness.strategies._vector import Vector
 
@@ -48,6 +49,7 @@ __all__ = [
     "LEXICAL_FIELDS",
     "MODES",
     "Arm",
+    "ArmSupport",
     "EngineHybridQuery",
     "EngineLinear",
     "EngineRRF",
@@ -63,4 +65,5 @@ __all__ = [
     "TemplateStrategy",
     "TextFields",
     "Vector",
+    "arm_support",
 ]

@@ -51,6 +51,8 @@ class SearchContext:
     vector_field: str | None = None
     num_candidates: int | None = None  # default max(10 * depth, 100)
     rrf_rank_constant: int = 60
+    #: how OpenSearch's hybrid query normalizes (min_max, l2, z_score) or fuses (rrf) in the harness's pipeline
+    hybrid_technique: str = "min_max"
     #: how this engine writes kNN and engine-side fusion (the run's backend); lexical arms need none
     dialect: QueryDialect | None = None
     #: (lexical, vector) weights of the in-engine weighted sum, from --fusion or --tune-on

@@ -16,7 +16,7 @@ from harness._errors import RunError
 from harness.strategies._base import QueryInput, RetrievalStrategy, SearchContext
 from harness.strategies._lexical import Lexical
 from harness.strategies._vector import Vector
-from indexer import BM25_PARAMS, HYBRID_QUERY, LINEAR_RETRIEVER, RRF_RETRIEVER, FusionParams
+from indexer import APPROXIMATE_KNN, BM25_PARAMS, HYBRID_QUERY, LINEAR_RETRIEVER, RRF_RETRIEVER, FusionParams
 
 
 class _EngineHybrid(RetrievalStrategy):
@@ -29,9 +29,11 @@ class _EngineHybrid(RetrievalStrategy):
 
 
 class EngineSum(_EngineHybrid):
-    """``lexical_weight`` x BM25 + ``vector_weight`` x kNN similarity, summed by the engine."""
+    """``lexical_weight`` x BM25 + ``vector_weight`` x kNN similarity, summed by the engine (it needs approximate
+    kNN inside the search: an exact script_score would add a vector score to every document)."""
 
     needs_weights: ClassVar[bool] = True
+    needs_capability: ClassVar[str | None] = APPROXIMATE_KNN
 
     def body(self, query: QueryInput) -> dict[str, Any]:
         if self.ctx.sum_weights is None:
@@ -58,7 +60,11 @@ class _EngineFusion(_EngineHybrid):
     kind: ClassVar[str]
 
     def body(self, query: QueryInput) -> dict[str, Any]:
-        params = FusionParams(window=self.ctx.depth, rank_constant=self.ctx.rrf_rank_constant)
+        params = FusionParams(
+            window=self.ctx.depth,
+            rank_constant=self.ctx.rrf_rank_constant,
+            technique=self.ctx.hybrid_technique,
+        )
         dialect = self.ctx.require_dialect(f"the engine's {self.kind} fusion")
         return {
             **self._common(),
@@ -83,7 +89,8 @@ class EngineLinear(_EngineFusion):
 
 
 class EngineHybridQuery(_EngineFusion):
-    """OpenSearch's neural-search ``hybrid`` query, min-max normalised and averaged in a search pipeline."""
+    """OpenSearch's neural-search ``hybrid`` query, normalised and combined by a search pipeline: the arm's
+    named one, else the index's default, else the harness's own for ``search.hybrid_technique``."""
 
     kind: ClassVar[str] = "hybrid_query"
     needs_capability: ClassVar[str | None] = HYBRID_QUERY

@@ -39,6 +39,8 @@ class TemplateArm:
     needs_capability: None = None
     #: the id of a search template stored on the cluster (rendered by the engine: _msearch/template)
     stored_template: str | None = None
+    #: an OpenSearch search pipeline the arm's searches run through (its definition is sent with each)
+    search_pipeline: str | None = None
 
     def template(self, product: str) -> QueryTemplate:
         found = self.templates.get(product) or self.templates.get(ANY_ENGINE)
@@ -101,5 +103,6 @@ def builtin_body(
     """The body of a built-in arm: its packaged template ``name`` (for the engine's dialect), rendered by
     the strategy every template arm uses, so that the built-in arms and templates share one code path."""
     product = dialect.product if dialect is not None else ANY_ENGINE
-    arm = TemplateArm(f"{BUILTIN_PREFIX}{name}", {ANY_ENGINE: builtin_template(name, product)}, params)
+    variant = dialect.template_dialect if dialect is not None else ANY_ENGINE
+    arm = TemplateArm(f"{BUILTIN_PREFIX}{name}", {ANY_ENGINE: builtin_template(name, variant)}, params)
     return TemplateStrategy(ctx, arm, product).body(query)

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import importlib
 
-from base import ConfigError, UnsupportedEngine
+from base import ConfigError
 from indexer._connection import ConnectionSettings
 from indexer.backends._base import Backend, QueryDialect
-from indexer.backends._detect import detect_product
+from indexer.backends._detect import MIN_VERSIONS, check_floor, detect, detect_product
 from indexer.backends._types import (
+    APPROXIMATE_KNN,
     FEATURES,
     FUSION_KINDS,
     HYBRID_QUERY,
+    HYBRID_TECHNIQUES,
     KNN,
     LINEAR_RETRIEVER,
     RANK_EVAL,
@@ -46,11 +48,6 @@ BACKENDS: dict[str, str] = {
     "elasticsearch": "indexer.backends._elasticsearch:ElasticsearchBackend",
     "opensearch": "indexer.backends._opensearch:OpenSearchBackend",
 }
-#: the oldest version of each product the harness drives, and why
-MIN_VERSIONS: dict[str, tuple[tuple[int, ...], str]] = {
-    "elasticsearch": ((9, 0), "elasticsearch-py 9 speaks the REST compatibility of Elasticsearch 9.x only"),
-    "opensearch": ((2, 0), "OpenSearch 1.x has no Lucene k-NN engine and is end of life"),
-}
 
 
 def backend_class(product: str) -> type[Backend]:
@@ -69,22 +66,19 @@ def connect(
 ) -> Backend:
     """The backend for the cluster at ``settings.url``, proven to work (reachable, trusted, healthy).
 
-    The engine is always asked (:func:`detect_product`), never assumed. ``wait_for_status``
-    None reads the health without waiting for a colour. Errors:
+    The engine is asked first, never assumed: one plain request says product, version and flavour
+    (:func:`detect`), and a cluster below the floor is refused before any other call (:func:`check_floor`);
+    the backend then speaks that version's dialect. ``wait_for_status`` None reads the health without waiting
+    for a colour; a serverless project has no health to wait for. Errors:
     :class:`~base.ConnectionFailed` (unreachable, bad credentials, untrusted; its
     :class:`~base.EngineUnavailable` when nothing answers), :class:`~base.UnsupportedEngine`
     (neither engine, or too old). Close the backend when done (or use it as a context manager).
     """
-    product = detect_product(settings)
-    backend = backend_class(product)(settings)  # type: ignore[call-arg]
+    server = detect(settings)
+    check_floor(server, settings)
+    backend = backend_class(server.product)(settings, server)  # type: ignore[call-arg]
     try:
         backend.health(wait_for_status=wait_for_status, timeout_s=timeout_s)
-        info = backend.info()
-        floor, why = MIN_VERSIONS[product]
-        if info.version_tuple < floor:
-            raise UnsupportedEngine(
-                f"{settings.url} runs {product} {info.version}: expected {'.'.join(map(str, floor))} or newer ({why})"
-            )
     except BaseException:
         backend.close()
         raise
@@ -92,10 +86,12 @@ def connect(
 
 
 __all__ = [
+    "APPROXIMATE_KNN",
     "BACKENDS",
     "FEATURES",
     "FUSION_KINDS",
     "HYBRID_QUERY",
+    "HYBRID_TECHNIQUES",
     "KNN",
     "LINEAR_RETRIEVER",
     "MIN_VERSIONS",
@@ -120,6 +116,8 @@ __all__ = [
     "SearchResult",
     "VectorSpec",
     "backend_class",
+    "check_floor",
     "connect",
+    "detect",
     "detect_product",
 ]

@@ -42,6 +42,12 @@ class QueryDialect(Protocol):
 
     product: ClassVar[str]  # "elasticsearch" | "opensearch"
 
+    @property
+    def template_dialect(self) -> str:
+        """The name of the built-in templates for this cluster (``vector-<dialect>.mustache``): the product,
+        or a variant of it (``elasticsearch-exact``: kNN by script_score where there is no approximate kNN)."""
+        ...
+
     def knn_search(self, knn: KnnSpec) -> dict[str, Any]:
         """The body of an approximate kNN search (no size/_source: the caller adds them)."""
         ...
@@ -162,6 +168,18 @@ class Backend(QueryDialect, Protocol):
     def get_sources(
         self, index: str, ids: Sequence[str], fields: Sequence[str]
     ) -> dict[str, dict[str, Any]]: ...
+
+    # -- search pipelines (OpenSearch's: CapabilityMissing elsewhere)
+    def search_pipeline(self, name: str) -> dict[str, Any]:
+        """The definition of the search pipeline ``name``; a :class:`~base.ConfigError` naming the cluster's
+        pipelines when there is none by that name."""
+        ...
+
+    def put_search_pipeline(self, name: str, body: Mapping[str, Any]) -> None: ...
+
+    def default_search_pipeline(self, index: str) -> str | None:
+        """The index's default search pipeline (``index.search.default_pipeline``); None without one."""
+        ...
 
     # -- mapping dialect (the query dialect is QueryDialect's)
     def vector_mapping(self, spec: VectorSpec) -> dict[str, Any]: ...

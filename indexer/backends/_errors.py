@@ -80,6 +80,14 @@ def http_failure(
         return ConnectionFailed(
             f"{url} refused access (HTTP 403) while {what}: the user lacks the privileges for it ({short(detail)})"
         )
+    if status in (404, 410) and etype == "api_not_available_exception":
+        return RequestFailed(
+            f"{url} is serverless and refused the API used while {what} (HTTP {status} {etype}: {short(reason)}): "
+            "expected an API the service offers, found it unavailable there; run this against a provisioned "
+            "cluster, or report it (the harness should not ask a serverless project for it)",
+            status=status,
+            error_type=etype,
+        )
     cls = NotFound if status == 404 else RequestFailed
     return cls(
         f"{product} at {url} answered HTTP {status} while {what}: {short(detail)}",

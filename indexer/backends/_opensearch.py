@@ -3,9 +3,12 @@
 Mapping dialect: ``knn_vector`` with ``dimension`` and a ``method``
 ``{name: hnsw, engine: lucene, space_type, parameters: {m, ef_construction}}``;
 new indices get ``index.knn: true`` (a static setting, so vector fields can be
-added later). Only the ``lucene`` engine is used: the k-NN plugin's faiss and
-nmslib engines need native libraries (the integ-test build has none, and a field
-on them crashes its JVM).
+added later). The harness builds on ``lucene`` unless told (``--knn-engine``), and on
+``faiss`` where the probe finds it: the faiss engine needs the k-NN plugin's native
+libraries, which the Maven k-NN zip lacks (indexing one document into a faiss field
+there kills the node: UnsatisfiedLinkError), so a node that lacks them says so in
+its attributes (``node.attr.knn_faiss: false``, written by the managed node) and the
+probe reports faiss missing. ``nmslib`` is deprecated (2.19) and refused.
 
 Similarity: Elasticsearch's ``dot_product`` requires unit vectors and scores
 ``(1 + dot) / 2``; on unit vectors that is exactly Lucene's cosine score, which
@@ -18,10 +21,10 @@ Query dialect: kNN is a ``knn`` query clause (``k``, and ``method_parameters.ef_
 for Elasticsearch's ``num_candidates``); the in-engine weighted sum is a
 ``bool.should`` of the boosted lexical query and the boosted ``knn`` clause.
 
-Engine-side fusion: the neural-search plugin's ``hybrid`` query, normalised and
-combined by a ``normalization-processor`` (min-max, weighted arithmetic mean) in a
-temporary search pipeline sent with the request; only where the probe finds the
-plugin (the integ-test build has none).
+Engine-side fusion: the neural-search plugin's ``hybrid`` query with a named, default or
+the harness's own search pipeline (:mod:`._os_hybrid`); only where the probe finds the
+plugin (the integ-test build has none). SigV4 (Amazon OpenSearch Service and Serverless):
+every request is signed by :class:`~indexer.backends._sigv4.SigV4Signer`.
 
 BM25: OpenSearch scores as Lucene's BM25Similarity, Elasticsearch as its legacy
 BM25 with the ``(k1 + 1)`` factor kept: the same document scores ``(1 + k1)``
@@ -35,6 +38,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from typing import Any, ClassVar
+from urllib.parse import quote
 
 from opensearchpy import OpenSearch, Urllib3HttpConnection
 from opensearchpy.exceptions import (
@@ -47,28 +51,34 @@ from opensearchpy.exceptions import (
     TransportError,
 )
 
-from base import ConfigError, HarnessError, NotFound, RequestFailed
+from base import CapabilityMissing, ConfigError, HarnessError, NotFound, RequestFailed
 from indexer._connection import ConnectionSettings
 from indexer.backends._errors import auth_label, http_failure, retry_after, short, unreachable, untrusted
-from indexer.backends._rest import FusionBody, RestBackend
+from indexer.backends._features import KNN_PLUGIN
+from indexer.backends._os_hybrid import UNNORMALIZED, harness_pipeline, require_technique, unnormalized
+from indexer.backends._rest import FusionBody, RestBackend, settle_knn
 from indexer.backends._types import (
+    FAISS_ENGINE,
     HYBRID_QUERY,
     KNN,
-    LINEAR_RETRIEVER,
-    RANK_EVAL,
-    RRF_RETRIEVER,
+    LUCENE_ENGINE,
+    NORMALIZATION_PROCESSOR,
+    RRF_PROCESSOR,
+    SEARCH_PIPELINE,
     SEARCH_TEMPLATE,
+    Z_SCORE,
     Capabilities,
+    EngineInfo,
     FusionParams,
     KnnSpec,
+    SearchResult,
     VectorSpec,
     version_tuple,
 )
 
-KNN_PLUGIN = "opensearch-knn"
-NEURAL_PLUGIN = "opensearch-neural-search"
 SECURITY_PLUGIN = "opensearch-security"
-PROBE_PATTERN = "r2med-capability-probe-no-such-index*"
+#: the node attribute a node without the k-NN plugin's native libraries carries (the managed node writes it)
+FAISS_ATTRIBUTE = "knn_faiss"
 #: Elasticsearch similarity -> OpenSearch space_type (see the module docstring for dot_product)
 SPACE_TYPES: dict[str, str] = {
     "dot_product": "cosinesimil",
@@ -76,10 +86,8 @@ SPACE_TYPES: dict[str, str] = {
     "l2_norm": "l2",
     "max_inner_product": "innerproduct",
 }
-#: k-NN engines that need native libraries: refused, with the reason
-NATIVE_ENGINES = frozenset({"faiss", "nmslib"})
-#: the knn query takes method_parameters (ef_search) from this version on
-KNN_EF_SEARCH_SINCE = (2, 16)
+#: k-NN engine -> the feature that says the cluster has it (nmslib: refused, deprecated since 2.19)
+KNN_ENGINE_FEATURES = {"lucene": LUCENE_ENGINE, "faiss": FAISS_ENGINE}
 TESTED_VERSION = "3.5.0"
 _JSON = {"accept": "application/json", "content-type": "application/json"}
 _NDJSON = {"accept": "application/json", "content-type": "application/x-ndjson"}
@@ -132,7 +140,11 @@ def build_client(settings: ConnectionSettings, *, max_retries: int = 3) -> OpenS
         "retry_on_timeout": max_retries > 0,
         "connection_class": _Connection,
     }
-    if settings.username is not None:
+    if settings.auth_kind == "sigv4":
+        from indexer.backends._sigv4 import SigV4Signer
+
+        kwargs["http_auth"] = SigV4Signer(settings)
+    elif settings.username is not None:
         kwargs["http_auth"] = (settings.username, settings.password.reveal() if settings.password else "")
     if settings.url.startswith("https"):
         kwargs["verify_certs"] = settings.verify
@@ -144,22 +156,9 @@ def build_client(settings: ConnectionSettings, *, max_retries: int = 3) -> OpenS
 
 
 def _hybrid_query(lexical: Mapping[str, Any], knn: KnnSpec, params: FusionParams) -> dict[str, Any]:
-    total = sum(params.weights)
     return {
         "query": {"hybrid": {"queries": [dict(lexical), {"knn": {knn.field: _knn(knn)}}]}},
-        "search_pipeline": {
-            "phase_results_processors": [
-                {
-                    "normalization-processor": {
-                        "normalization": {"technique": "min_max"},
-                        "combination": {
-                            "technique": "arithmetic_mean",
-                            "parameters": {"weights": [w / total for w in params.weights]},
-                        },
-                    }
-                }
-            ]
-        },
+        "search_pipeline": harness_pipeline(params),
     }
 
 
@@ -168,8 +167,8 @@ class OpenSearchBackend(RestBackend):
     display: ClassVar[str] = "OpenSearch"
     FUSIONS: ClassVar[dict[str, FusionBody]] = {"hybrid_query": _hybrid_query}
 
-    def __init__(self, settings: ConnectionSettings) -> None:
-        super().__init__(settings)
+    def __init__(self, settings: ConnectionSettings, server: EngineInfo | None = None) -> None:
+        super().__init__(settings, server)
         self._client = build_client(settings)
         # bulk and msearch: the caller paces retries, the client must not retry behind its back
         self._once = build_client(settings, max_retries=0)
@@ -241,26 +240,31 @@ class OpenSearchBackend(RestBackend):
     # -- dialects
     def vector_mapping(self, spec: VectorSpec) -> dict[str, Any]:
         engine = spec.engine or "lucene"
-        if engine in NATIVE_ENGINES:
+        if engine == "nmslib":
             raise ConfigError(
-                f"k-NN engine {engine!r} is refused: OpenSearch's {engine} engine needs the k-NN plugin's native "
-                "libraries, which the integ-test build lacks (a knn_vector field on faiss or nmslib crashes its "
-                "JVM); the harness uses engine 'lucene', the same Lucene HNSW that Elasticsearch uses"
+                "k-NN engine 'nmslib' is refused: it is deprecated since OpenSearch 2.19 and refused for new "
+                "indices from 3.0; expected lucene or faiss"
             )
-        if engine != "lucene":
-            raise ConfigError(f"expected the k-NN engine 'lucene', found {engine!r}")
+        if engine not in KNN_ENGINE_FEATURES:
+            raise ConfigError(f"expected the k-NN engine lucene or faiss, found {engine!r}")
         if spec.index_type != "hnsw":
             raise ConfigError(
-                f"OpenSearch's lucene engine offers the index type 'hnsw' only; {spec.index_type!r} is "
+                f"OpenSearch's k-NN engines offer the index type 'hnsw' here; {spec.index_type!r} is "
                 "an Elasticsearch dense_vector type"
             )
-        self.probe().require(KNN)
+        caps = self.probe()
+        caps.require(KNN)
+        if not caps.has(KNN_ENGINE_FEATURES[engine]):
+            raise CapabilityMissing(
+                f"{self.url} cannot build a knn_vector field on the {engine} engine: expected the cluster to "
+                f"have it, found {caps.missing[KNN_ENGINE_FEATURES[engine]]}; use engine lucene (--knn-engine lucene)"
+            )
         return {
             "type": "knn_vector",
             "dimension": spec.dims,
             "method": {
                 "name": "hnsw",
-                "engine": "lucene",
+                "engine": engine,
                 "space_type": SPACE_TYPES[spec.similarity],
                 "parameters": {"m": spec.m, "ef_construction": spec.ef_construction},
             },
@@ -304,113 +308,144 @@ class OpenSearchBackend(RestBackend):
             }
         }
 
+    # -- engine-side fusion and search pipelines
+    def fusion_search(
+        self, kind: str, lexical: Mapping[str, Any], knn: KnnSpec, params: FusionParams
+    ) -> dict[str, Any]:
+        if kind == "hybrid_query":
+            self.probe().require(HYBRID_QUERY)
+            require_technique(self.probe(), params.technique)
+        return super().fusion_search(kind, lexical, knn, params)
+
+    def search_pipeline(self, name: str) -> dict[str, Any]:
+        """The definition of the search pipeline ``name`` (sent inline: msearch takes no pipeline name)."""
+        self.probe().require(SEARCH_PIPELINE)
+        try:
+            found = self._call(
+                "GET", f"/_search/pipeline/{quote(name, safe='')}", what=f"reading search pipeline {name}"
+            )
+        except NotFound:
+            found = {}
+        if name not in found:
+            try:
+                known = sorted(self._call("GET", "/_search/pipeline", what="listing search pipelines"))
+            except NotFound:
+                known = []
+            raise ConfigError(
+                f"{self.url} has no search pipeline {name!r}: expected one of [{', '.join(known)}] "
+                f"(GET /_search/pipeline), found none named {name!r}; create it (PUT /_search/pipeline/{name}) "
+                "or correct the arm's search_pipeline"
+            )
+        definition: dict[str, Any] = found[name]
+        return definition
+
+    def put_search_pipeline(self, name: str, body: Mapping[str, Any]) -> None:
+        self.probe().require(SEARCH_PIPELINE)
+        self._call(
+            "PUT",
+            f"/_search/pipeline/{quote(name, safe='')}",
+            what=f"creating search pipeline {name}",
+            body=dict(body),
+        )
+
+    def default_search_pipeline(self, index: str) -> str | None:
+        """The index's default search pipeline (``index.search.default_pipeline``), None without one."""
+        if not self.probe().has(SEARCH_PIPELINE):
+            return None
+        found = self.get_settings(index).get("index", {}).get("search", {}).get("default_pipeline")
+        return None if found in (None, "", "_none") else str(found)
+
+    def _checked(self, result: SearchResult) -> SearchResult:
+        if result.error is None and unnormalized(h.score for h in result.hits):
+            return SearchResult(hits=(), took_ms=result.took_ms, status=result.status, error=UNNORMALIZED)
+        return result
+
     # -- probe
     def _probe(self) -> Capabilities:
-        local = next(iter(self._nodes_info("plugins").values()))
-        version = str(local.get("version", "0"))
-        module_names = sorted(m["name"] for m in local.get("modules", []))
-        plugin_names = sorted(p["name"] for p in local.get("plugins", []))
-        vt = version_tuple(version)
-        features = {
-            KNN: KNN_PLUGIN in plugin_names and vt >= KNN_EF_SEARCH_SINCE,
-            HYBRID_QUERY: NEURAL_PLUGIN in plugin_names
-            and self._query_ok({"hybrid": {"queries": [{"match_all": {}}]}}),
-            SEARCH_TEMPLATE: "lang-mustache" in module_names,
-            RRF_RETRIEVER: False,
-            LINEAR_RETRIEVER: False,
-            RANK_EVAL: "rank-eval" in module_names,
-        }
+        info, modules = self._local_node()
+        features, missing = self._declared(info, modules)
+        if features[HYBRID_QUERY] and not self._search_ok(
+            {"query": {"hybrid": {"queries": [{"match_all": {}}]}}}, "probing a query type"
+        ):
+            refused = (
+                f"{self.url} refused a hybrid query (asked of no index, read-only): no neural-search there"
+            )
+            for feature in (HYBRID_QUERY, NORMALIZATION_PROCESSOR, Z_SCORE, RRF_PROCESSOR):
+                features[feature] = False
+                missing[feature] = refused
+        if features[FAISS_ENGINE] and self._local_attribute(FAISS_ATTRIBUTE) == "false":
+            features[FAISS_ENGINE] = False
+            missing[FAISS_ENGINE] = (
+                f"the k-NN plugin of OpenSearch {info.version} at {self.url} has no native libraries (node attribute "
+                f"{FAISS_ATTRIBUTE}: false; the Maven k-NN zip ships none), so faiss cannot run there"
+            )
+        settle_knn(features, missing)
         analyzers = self._analyzers()
+        plugins = [m for m in (modules or ()) if m.startswith("opensearch-")]
         return Capabilities(
-            version=version,
+            version=info.version,
             flavour=self.product,
-            build_flavour=str(local.get("build_type", "unknown")),
-            modules=tuple(module_names + plugin_names),
+            build_flavour=info.build_flavour,
+            modules=modules or (),
             analyzers=analyzers,
             retrievers={"rrf": False, "linear": False},  # retrievers are Elasticsearch's
             license="apache-2.0",
             vector_index_types=("hnsw",) if features[KNN] else (),
             nodes=self.health().nodes,
-            notes=_notes(version, plugin_names, analyzers, features),
+            notes=self._notes(info, plugins, analyzers, features, missing),
             features=features,
-            missing={k: v for k, v in _missing(version, plugin_names).items() if not features[k]},
+            missing=missing,
+            serverless=info.serverless,
         )
 
-    def _query_ok(self, query: dict[str, Any]) -> bool:
-        try:
-            self._call(
-                "POST",
-                f"/{PROBE_PATTERN}/_search",
-                what="probing a query type",
-                params={"allow_no_indices": "true"},
-                body={"query": query, "size": 1},
+    def _local_attribute(self, name: str) -> str | None:
+        if self.serverless:
+            return None
+        local = next(iter(self._nodes_info().values()))
+        value = (local.get("attributes") or {}).get(name)
+        return None if value is None else str(value).lower()
+
+    def _notes(
+        self,
+        info: EngineInfo,
+        plugins: list[str],
+        analyzers: Mapping[str, bool],
+        features: Mapping[str, bool],
+        missing: Mapping[str, str],
+    ) -> tuple[str, ...]:
+        if info.serverless:
+            return (self._serverless_note(),)
+        notes = []
+        if SECURITY_PLUGIN not in plugins:
+            notes.append(
+                "no security plugin (opensearch-security): no TLS, no users, no access control on this cluster"
             )
-        except RequestFailed:
-            return False
-        return True
+        if not features[KNN]:
+            notes.append(missing[KNN])
+        if not analyzers["english"]:
+            notes.append(
+                "no 'english' analyzer (analysis-common missing): the index falls back to hunspell or standard+stop"
+            )
+        if version_tuple(info.version) < (3,):
+            lacking = [
+                text
+                for text, ok in (
+                    (f"the k-NN plugin ({KNN_PLUGIN})", KNN_PLUGIN in plugins),
+                    ("the 'english' analyzer (analysis-common)", analyzers["english"]),
+                    ("search templates (lang-mustache)", features[SEARCH_TEMPLATE]),
+                )
+                if not ok
+            ]
+            notes.append(
+                f"OpenSearch {info.version} is 2.x (the harness is tested on {TESTED_VERSION}): "
+                + (
+                    f"this cluster lacks {', '.join(lacking)}"
+                    if lacking
+                    else "nothing the harness needs is missing"
+                )
+            )
+        return tuple(notes)
 
 
 def _knn(knn: KnnSpec) -> dict[str, Any]:
     return {"vector": list(knn.vector), "k": knn.k, "method_parameters": {"ef_search": knn.num_candidates}}
-
-
-def _missing(version: str, plugins: list[str]) -> dict[str, str]:
-    if KNN_PLUGIN in plugins:  # present, but too old for the knn query the harness sends
-        knn = (
-            f"OpenSearch {version} has the k-NN plugin, but its knn query takes method_parameters "
-            f"(ef_search, the harness's num_candidates) only from {'.'.join(map(str, KNN_EF_SEARCH_SINCE))}: "
-            f"upgrade (tested: {TESTED_VERSION})"
-        )
-    else:
-        knn = (
-            f"the cluster has no k-NN plugin ({KNN_PLUGIN}): vector and hybrid arms cannot run, lexical arms "
-            f"still can. Install {KNN_PLUGIN} {version}.0 on every node, or run a local node with "
-            "`harness engine start --engine opensearch`"
-        )
-    return {
-        KNN: knn,
-        HYBRID_QUERY: f"the cluster has no neural-search plugin ({NEURAL_PLUGIN}): the `hybrid` query arm is "
-        "skipped (the in-engine weighted sum, a bool query, still runs)",
-        SEARCH_TEMPLATE: "the cluster has no lang-mustache module: search templates cannot run",
-        RRF_RETRIEVER: "retrievers are Elasticsearch's: OpenSearch has no 'rrf' retriever (its engine-side "
-        "fusion is the neural-search `hybrid` query)",
-        LINEAR_RETRIEVER: "retrievers are Elasticsearch's: OpenSearch has no 'linear' retriever (its engine-side "
-        "fusion is the neural-search `hybrid` query)",
-        RANK_EVAL: f"OpenSearch {version} has no rank-eval module: the engine cannot score rated searches "
-        "(_rank_eval)",
-    }
-
-
-def _notes(
-    version: str, plugins: list[str], analyzers: dict[str, bool], features: dict[str, bool]
-) -> tuple[str, ...]:
-    notes = []
-    if SECURITY_PLUGIN not in plugins:
-        notes.append(
-            "no security plugin (opensearch-security): no TLS, no users, no access control on this cluster"
-        )
-    if not features[KNN]:
-        notes.append(_missing(version, plugins)[KNN])
-    if not analyzers["english"]:
-        notes.append(
-            "no 'english' analyzer (analysis-common missing): the index falls back to hunspell or standard+stop"
-        )
-    if version_tuple(version) < (3,):
-        lacking = [
-            name
-            for name, ok in (
-                (f"the k-NN plugin ({KNN_PLUGIN})", features[KNN]),
-                ("the 'english' analyzer (analysis-common)", analyzers["english"]),
-                ("search templates (lang-mustache)", features[SEARCH_TEMPLATE]),
-            )
-            if not ok
-        ]
-        notes.append(
-            f"OpenSearch {version} is 2.x (the harness is tested on {TESTED_VERSION}): "
-            + (
-                f"this cluster lacks {', '.join(lacking)}"
-                if lacking
-                else "nothing the harness needs is missing"
-            )
-        )
-    return tuple(notes)

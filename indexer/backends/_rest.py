@@ -1,91 +1,44 @@
-"""The REST calls both engines answer the same way, written once over a per-backend transport.
+"""The REST logic both engines share, over a per-backend transport: the cluster, the probe's common steps.
 
-A backend subclass supplies ``_call`` (one request through its own client, its
-exceptions translated to ours), the dialects and the product-specific probe
-steps; everything else (index administration, aliases, templates, bulk, count,
-search, msearch) is the same REST API on Elasticsearch and OpenSearch and is
-written here, with typed answers.
+A backend subclass supplies ``_call`` (one request through its own client, its exceptions translated to
+ours), its dialects and its product's probe steps. Index administration (:mod:`._rest_admin`) and
+documents and searches (:mod:`._rest_search`) are the same REST API on Elasticsearch and OpenSearch and
+are written once there; this module adds what is about the cluster: what it is (:meth:`info`, from
+detection), its health (none on a serverless service), and what it can do (:meth:`probe`, from the
+declarations of :mod:`._features` and read-only requests).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import re
-from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from abc import abstractmethod
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Protocol
-from urllib.parse import quote
 
-from base import CapabilityMissing, ConfigError, MappingConflictError, NotFound, RequestFailed
-from indexer._connection import ConnectionSettings
-from indexer.backends._errors import error_parts
+from base import CapabilityMissing, ConfigError, RequestFailed
+from indexer.backends._features import DISPLAY, SERVERLESS, declared_features
+from indexer.backends._rest_admin import IndexAdministration
+from indexer.backends._rest_search import Searching
+from indexer.backends._transport import dumps, ndjson, query_params, segment
 from indexer.backends._types import (
+    APPROXIMATE_KNN,
     FUSION_KINDS,
-    RANK_EVAL,
-    SEARCH_TEMPLATE,
-    BulkItem,
-    BulkResult,
+    KNN,
+    SCRIPT_SCORE_KNN,
+    SEARCH_PIPELINE,
     Capabilities,
     ClusterHealth,
     EngineInfo,
     FusionParams,
-    Hit,
-    IndexMapping,
-    IndexStats,
     KnnSpec,
-    RankEvalResult,
-    RatedRequest,
-    SearchResult,
     VectorSpec,
 )
 
-#: how long the engine keeps a scan's scroll context between two pages
-SCROLL_KEEP_ALIVE = "2m"
-#: only what a ranking needs comes back from msearch: less JSON to send, parse and hold
-MSEARCH_FILTER = (
-    "responses.took",
-    "responses.status",
-    "responses.error",
-    "responses.hits.hits._id",
-    "responses.hits.hits._score",
-)
-BULK_FILTER = (
-    "took",
-    "errors",
-    "items.*._id",
-    "items.*.status",
-    "items.*.error.type",
-    "items.*.error.reason",
-)
-_MAPPING_ERRORS = frozenset({"illegal_argument_exception", "mapper_parsing_exception", "mapper_exception"})
+#: an index pattern that matches nothing: read-only probes search it (allow_no_indices)
+PROBE_PATTERN = "r2med-capability-probe-no-such-index*"
+#: the health a serverless service reports (it has no _cluster/health: the service keeps itself up)
+SERVERLESS_HEALTH = ClusterHealth(status="serverless", nodes=0)
 
-
-def dumps(obj: Any) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def ndjson(lines: Iterable[Any]) -> bytes:
-    return b"".join(dumps(line) + b"\n" for line in lines)
-
-
-def _p(name: str) -> str:
-    """A path segment: index names, aliases and patterns (commas and wildcards kept)."""
-    return quote(name, safe=",*")
-
-
-def _params(**values: Any) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for key, value in values.items():
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            out[key] = "true" if value else "false"
-        elif isinstance(value, (list, tuple)):
-            out[key] = ",".join(str(v) for v in value)
-        else:
-            out[key] = str(value)
-    return out
+__all__ = ["PROBE_PATTERN", "FusionBody", "RestBackend", "dumps", "ndjson"]
 
 
 class FusionBody(Protocol):
@@ -94,40 +47,11 @@ class FusionBody(Protocol):
     def __call__(self, lexical: Mapping[str, Any], knn: KnnSpec, params: FusionParams) -> dict[str, Any]: ...
 
 
-class RestBackend(ABC):
+class RestBackend(IndexAdministration, Searching):
     """Shared REST logic; subclasses are the Elasticsearch and OpenSearch backends."""
 
-    product: ClassVar[str]
-    display: ClassVar[str]
     #: engine-side fusion kind -> its body builder (each backend registers the kinds its engine has)
     FUSIONS: ClassVar[dict[str, FusionBody]] = {}
-
-    def __init__(self, settings: ConnectionSettings) -> None:
-        self.settings = settings
-        self._caps: Capabilities | None = None
-
-    @property
-    def url(self) -> str:
-        return self.settings.url
-
-    # -- the transport (one per backend)
-    @abstractmethod
-    def _call(
-        self,
-        method: str,
-        path: str,
-        *,
-        what: str,
-        params: Mapping[str, str] | None = None,
-        body: Any = None,
-        ndjson_body: bool = False,
-        timeout_s: float | None = None,
-        once: bool = False,
-    ) -> Any:
-        """One request; the parsed JSON answer. ``once``: no client-side retries. Raises our exceptions."""
-
-    @abstractmethod
-    def close(self) -> None: ...
 
     # -- dialects and probe (per backend)
     @abstractmethod
@@ -156,6 +80,12 @@ class RestBackend(ABC):
     @abstractmethod
     def _probe(self) -> Capabilities: ...
 
+    @property
+    def template_dialect(self) -> str:
+        """The name of this cluster's built-in templates (``vector-<dialect>.mustache``): the product, or
+        ``elasticsearch-exact`` where kNN is served exactly (script_score)."""
+        return self.product
+
     def fusion_search(
         self, kind: str, lexical: Mapping[str, Any], knn: KnnSpec, params: FusionParams
     ) -> dict[str, Any]:
@@ -169,14 +99,24 @@ class RestBackend(ABC):
             raise CapabilityMissing(f"the {self.display} backend has no {kind!r} fusion")
         return build(lexical, knn, params)
 
-    def _index_settings(self, settings: Mapping[str, Any]) -> dict[str, Any]:
-        """Settings for a new index in this engine's dialect (OpenSearch turns k-NN on)."""
-        return dict(settings)
+    # -- search pipelines (OpenSearch's; the probe says why not elsewhere)
+    def search_pipeline(self, name: str) -> dict[str, Any]:
+        self.probe().require(SEARCH_PIPELINE)
+        raise CapabilityMissing(f"the {self.display} backend reads no search pipelines")
+
+    def put_search_pipeline(self, name: str, body: Mapping[str, Any]) -> None:
+        self.probe().require(SEARCH_PIPELINE)
+        raise CapabilityMissing(f"the {self.display} backend writes no search pipelines")
+
+    def default_search_pipeline(self, index: str) -> str | None:
+        return None
 
     # -- the cluster
     def info(self) -> EngineInfo:
-        nodes = self._nodes_info()
-        local = next(iter(nodes.values()))
+        """What the cluster is: what detection found, else the local node's nodes info."""
+        if self.server is not None:
+            return self.server
+        local = next(iter(self._nodes_info().values()))
         build = local.get("build_flavor") or local.get("build_type") or "unknown"
         return EngineInfo(
             product=self.product, version=str(local.get("version", "0")), build_flavour=str(build)
@@ -190,8 +130,11 @@ class RestBackend(ABC):
     def health(
         self, *, index: str | None = None, wait_for_status: str | None = None, timeout_s: float = 30.0
     ) -> ClusterHealth:
-        path = "/_cluster/health" + (f"/{_p(index)}" if index else "")
-        params = _params(wait_for_status=wait_for_status, timeout=f"{int(timeout_s)}s")
+        """The cluster's health (``wait_for_status``: wait for it); a serverless service has none to ask."""
+        if self.serverless:
+            return SERVERLESS_HEALTH
+        path = "/_cluster/health" + (f"/{segment(index)}" if index else "")
+        params = query_params(wait_for_status=wait_for_status, timeout=f"{int(timeout_s)}s")
         what = f"waiting for {wait_for_status} health" if wait_for_status else "reading cluster health"
         try:
             body = self._call("GET", path, what=what, params=params, timeout_s=timeout_s + 10)
@@ -210,6 +153,39 @@ class RestBackend(ABC):
         if self._caps is None:
             self._caps = self._probe()
         return self._caps
+
+    # -- the probe's common steps
+    def _local_node(self) -> tuple[EngineInfo, tuple[str, ...] | None]:
+        """What the cluster is, and the modules and plugins its local node lists (None: serverless, which
+        has no _nodes: the declarations of the service stand)."""
+        info = self.info()
+        if self.serverless:
+            return info, None
+        local = next(iter(self._nodes_info("plugins").values()))
+        names = [m["name"] for m in local.get("modules", [])] + [p["name"] for p in local.get("plugins", [])]
+        if self.server is None:
+            build = local.get("build_flavor") or local.get("build_type") or info.build_flavour
+            info = EngineInfo(self.product, str(local.get("version", info.version)), str(build))
+        return info, tuple(sorted(names))
+
+    def _declared(
+        self, info: EngineInfo, modules: Iterable[str] | None
+    ) -> tuple[dict[str, bool], dict[str, str]]:
+        return declared_features(self.product, info.version, modules, serverless=info.serverless)
+
+    def _search_ok(self, body: Mapping[str, Any], what: str, params: Mapping[str, str] | None = None) -> bool:
+        """Whether the cluster takes ``body`` (searched over no index: nothing is read or created)."""
+        try:
+            self._call(
+                "POST",
+                f"/{PROBE_PATTERN}/_search",
+                what=what,
+                params={"allow_no_indices": "true", **(params or {})},
+                body={**body, "size": 1},
+            )
+        except RequestFailed:
+            return False
+        return True
 
     def _analyze_ok(self, body: Mapping[str, Any]) -> bool:
         try:
@@ -230,391 +206,21 @@ class RestBackend(ABC):
             "porter_stem": self._analyze_ok({"tokenizer": "standard", "filter": ["porter_stem"]}),
         }
 
-    # -- index and template administration
-    def index_exists(self, name: str) -> bool:
-        try:
-            self._call("HEAD", f"/{_p(name)}", what=f"checking whether index {name} exists")
-        except NotFound:
-            return False
-        return True
-
-    def create_index(self, name: str, *, settings: Mapping[str, Any], mappings: Mapping[str, Any]) -> None:
-        body = {"settings": self._index_settings(settings), "mappings": dict(mappings)}
-        try:
-            self._call("PUT", f"/{_p(name)}", what=f"creating index {name}", body=body)
-        except RequestFailed as exc:
-            if exc.status == 400 and exc.error_type in _MAPPING_ERRORS:
-                raise MappingConflictError(
-                    f"{self.display} refused the mapping of new index {name}: {exc}"
-                ) from None
-            raise
-
-    def delete_index(self, name: str, *, missing_ok: bool = False) -> bool:
-        try:
-            self._call("DELETE", f"/{_p(name)}", what=f"deleting index {name}")
-        except NotFound:
-            if missing_ok:
-                return False
-            raise
-        return True
-
-    def get_mapping(self, name: str) -> IndexMapping:
-        body = self._call("GET", f"/{_p(name)}/_mapping", what=f"reading the mapping of {name}")
-        if len(body) != 1:
-            raise RequestFailed(f"expected {name} to name one index, found {len(body)}: {sorted(body)}")
-        index, data = next(iter(body.items()))
-        mappings = data.get("mappings", {})
-        dynamic = mappings.get("dynamic")
-        return IndexMapping(
-            index=index,
-            properties=mappings.get("properties", {}),
-            meta=mappings.get("_meta", {}),
-            dynamic=None if dynamic is None else str(dynamic).lower(),
+    def _serverless_note(self) -> str:
+        return (
+            f"serverless mode ({SERVERLESS[self.product]}): only the service's APIs are used: no health wait, "
+            "no _nodes, no shard or replica settings, no force-merge"
         )
 
-    def put_mapping(
-        self,
-        name: str,
-        *,
-        properties: Mapping[str, Any] | None = None,
-        meta: Mapping[str, Any] | None = None,
-    ) -> None:
-        body: dict[str, Any] = {}
-        if properties is not None:
-            body["properties"] = dict(properties)
-        if meta is not None:
-            body["_meta"] = dict(meta)
-        try:
-            self._call("PUT", f"/{_p(name)}/_mapping", what=f"updating the mapping of {name}", body=body)
-        except RequestFailed as exc:
-            if exc.status == 400 and exc.error_type in _MAPPING_ERRORS:
-                raise _mapping_conflict(name, properties or {}, exc) from None
-            raise
 
-    def put_settings(self, name: str, settings: Mapping[str, Any]) -> None:
-        self._call(
-            "PUT", f"/{_p(name)}/_settings", what=f"updating the settings of {name}", body=dict(settings)
-        )
-
-    def get_settings(self, name: str) -> dict[str, Any]:
-        body = self._call("GET", f"/{_p(name)}/_settings", what=f"reading the settings of {name}")
-        if len(body) != 1:
-            raise RequestFailed(f"expected {name} to name one index, found {len(body)}: {sorted(body)}")
-        settings: dict[str, Any] = next(iter(body.values())).get("settings", {})
-        return settings
-
-    def refresh(self, name: str) -> None:
-        self._call("POST", f"/{_p(name)}/_refresh", what=f"refreshing {name}")
-
-    def replaced_docs_releasable(self, name: str) -> bool:
-        """Whether every shard's retention leases have moved past its last operation (flushing first): only
-        then can a merge drop the documents that updates replaced (soft deletes are kept for recovery until
-        the leases move, which the engine does every 30 s)."""
-        self._call("POST", f"/{_p(name)}/_flush", what=f"flushing {name}")
-        stats = self._call(
-            "GET",
-            f"/{_p(name)}/_stats/docs",
-            what=f"reading the shard stats of {name}",
-            params=_params(level="shards"),
-        )
-        for copies in stats["indices"][name]["shards"].values():
-            for shard in copies:
-                leases = shard.get("retention_leases", {}).get("leases", [])
-                top = shard.get("seq_no", {}).get("max_seq_no", -1)
-                if any(int(lease["retaining_seq_no"]) <= top for lease in leases):
-                    return False
-        return True
-
-    def force_merge(
-        self,
-        name: str,
-        *,
-        max_segments: int | None = 1,
-        timeout_s: float = 600.0,
-        expunge_deletes: bool = False,
-    ) -> None:
-        """Merge ``name`` down to ``max_segments`` segments, or (``expunge_deletes``) merge away the
-        segments that hold deleted documents; waits for the merge."""
-        params = (
-            _params(only_expunge_deletes=True) if expunge_deletes else _params(max_num_segments=max_segments)
-        )
-        self._call(
-            "POST",
-            f"/{_p(name)}/_forcemerge",
-            what=f"force-merging {name}",
-            params=params,
-            timeout_s=timeout_s,
-        )
-
-    def list_indices(self, pattern: str) -> list[IndexStats]:
-        rows = self._call(
-            "GET",
-            f"/_cat/indices/{_p(pattern)}",
-            what=f"listing indices {pattern}",
-            params=_params(
-                format="json",
-                bytes="b",
-                expand_wildcards="open",
-                h="index,health,docs.count,docs.deleted,store.size",
-            ),
-        )
-        if not rows:
-            return []
-        aliases = self._call("GET", f"/{_p(pattern)}/_alias", what=f"reading the aliases of {pattern}")
-        return [
-            IndexStats(
-                name=row["index"],
-                docs=int(row.get("docs.count") or 0),
-                size_bytes=int(row.get("store.size") or 0),
-                health=str(row.get("health") or "unknown"),
-                aliases=tuple(sorted(aliases.get(row["index"], {}).get("aliases", {}))),
-                deleted=int(row.get("docs.deleted") or 0),
-            )
-            for row in sorted(rows, key=lambda r: str(r["index"]))
-        ]
-
-    def alias_targets(self, alias: str) -> list[str]:
-        try:
-            body = self._call("GET", f"/_alias/{_p(alias)}", what=f"reading alias {alias}")
-        except NotFound:
-            return []
-        return sorted(body)
-
-    def point_alias(self, alias: str, index: str) -> None:
-        """Point ``alias`` at ``index`` alone, in one atomic request."""
-        actions: list[dict[str, Any]] = [
-            {"remove": {"index": old, "alias": alias}} for old in self.alias_targets(alias) if old != index
-        ]
-        actions.append({"add": {"index": index, "alias": alias}})
-        self._call("POST", "/_aliases", what=f"pointing alias {alias} at {index}", body={"actions": actions})
-
-    def put_index_template(self, name: str, body: Mapping[str, Any]) -> None:
-        self._call(
-            "PUT", f"/_index_template/{_p(name)}", what=f"installing index template {name}", body=dict(body)
-        )
-
-    def delete_index_template(self, name: str, *, missing_ok: bool = False) -> bool:
-        try:
-            self._call("DELETE", f"/_index_template/{_p(name)}", what=f"deleting index template {name}")
-        except NotFound:
-            if missing_ok:
-                return False
-            raise
-        return True
-
-    # -- documents and searches
-    def bulk(self, payload: bytes, *, timeout_s: float | None = None) -> BulkResult:
-        body = self._call(
-            "POST",
-            "/_bulk",
-            what="sending a bulk request",
-            params=_params(filter_path=BULK_FILTER),
-            body=payload,
-            ndjson_body=True,
-            timeout_s=timeout_s,
-            once=True,
-        )
-        items = []
-        for entry in body.get("items", []):
-            ((op, info),) = entry.items()
-            err = info.get("error")
-            items.append(
-                BulkItem(
-                    op=op,
-                    doc_id=str(info.get("_id")),
-                    status=int(info.get("status", 500)),
-                    error_type=err.get("type") if isinstance(err, dict) else None,
-                    reason=err.get("reason") if isinstance(err, dict) else (str(err) if err else None),
-                )
-            )
-        return BulkResult(items=tuple(items), took_ms=float(body.get("took", 0)))
-
-    def count(self, index: str, query: Mapping[str, Any] | None = None) -> int:
-        body = {"query": dict(query)} if query is not None else None
-        answer = self._call("POST", f"/{_p(index)}/_count", what=f"counting documents in {index}", body=body)
-        return int(answer["count"])
-
-    def search(
-        self, index: str, body: Mapping[str, Any] | bytes, *, timeout_s: float | None = None
-    ) -> SearchResult:
-        """One search; with ``timeout_s`` it is sent once (no client retry) and given up after that long,
-        as a load generator needs: a retried request would hide an error and stretch its service time.
-        ``body`` may be JSON already encoded (bytes): it is sent as it is."""
-        answer = self._call(
-            "POST",
-            f"/{_p(index)}/_search",
-            what=f"searching {index}",
-            params=_params(allow_partial_search_results=False),
-            body=body if isinstance(body, bytes) else dict(body),
-            timeout_s=timeout_s,
-            once=timeout_s is not None,
-        )
-        return _result(answer)
-
-    def msearch(
-        self,
-        index: str,
-        bodies: Sequence[Mapping[str, Any]],
-        *,
-        timeout_s: float | None = None,
-        source_fields: Sequence[str] = (),
-        stored_templates: bool = False,
-    ) -> list[SearchResult]:
-        # a search that lost shards is an error, never a ranking over part of the index (both engines
-        # answer 200 with fewer hits otherwise, and the run would score them as if they were whole)
-        header: dict[str, Any] = {"index": index, "allow_partial_search_results": False}
-        if stored_templates:  # bodies are {"id": ..., "params": {...}}, rendered by the engine
-            self.probe().require(SEARCH_TEMPLATE)
-            header = {"index": index}
-        payload = ndjson(line for body in bodies for line in (header, body))
-        answer = self._call(
-            "POST",
-            "/_msearch/template" if stored_templates else "/_msearch",
-            what=f"running {len(bodies)} searches on {index}",
-            params=_params(
-                filter_path=MSEARCH_FILTER + tuple(f"responses.hits.hits._source.{f}" for f in source_fields)
-            ),
-            body=payload,
-            ndjson_body=True,
-            timeout_s=timeout_s,
-            once=True,
-        )
-        responses = answer.get("responses", [])
-        if len(responses) != len(bodies):
-            raise RequestFailed(
-                f"msearch on {index} answered {len(responses)} responses for {len(bodies)} searches"
-            )
-        return [_result(r) for r in responses]
-
-    def scan(
-        self,
-        index: str,
-        query: Mapping[str, Any] | None = None,
-        *,
-        fields: Sequence[str] = (),
-        page_size: int = 1000,
-    ) -> Iterator[Hit]:
-        """Every document of ``index`` matching ``query`` (all by default), page by page through a scroll
-        (the same API on both engines), in no particular order; ``fields``: the ``_source`` fields to
-        fetch (all when empty). The scroll is cleared when the iteration ends or is abandoned."""
-        body: dict[str, Any] = {
-            "size": page_size,
-            "sort": ["_doc"],
-            "query": dict(query or {"match_all": {}}),
-        }
-        if fields:
-            body["_source"] = list(fields)
-        answer = self._call(
-            "POST",
-            f"/{_p(index)}/_search",
-            what=f"scanning {index}",
-            params=_params(scroll=SCROLL_KEEP_ALIVE),
-            body=body,
-        )
-        scroll_id = answer.get("_scroll_id")
-        try:
-            while hits := _result(answer).hits:
-                yield from hits
-                answer = self._call(
-                    "POST",
-                    "/_search/scroll",
-                    what=f"scanning {index} (next page)",
-                    body={"scroll": SCROLL_KEEP_ALIVE, "scroll_id": scroll_id},
-                )
-                scroll_id = answer.get("_scroll_id", scroll_id)
-        finally:
-            self._clear_scroll(scroll_id)
-
-    def _clear_scroll(self, scroll_id: str | None) -> None:
-        if scroll_id is None:
-            return
-        with contextlib.suppress(RequestFailed):  # expired already (NotFound): the engine drops it on its own
-            self._call("DELETE", "/_search/scroll", what="clearing a scroll", body={"scroll_id": [scroll_id]})
-
-    def rank_eval(
-        self, index: str, requests: Sequence[RatedRequest], metric: Mapping[str, Any]
-    ) -> RankEvalResult:
-        """The engine's own scores of rated searches (``_rank_eval``; the rank-eval module, which the probe
-        reports as ``rank_eval``). ``metric`` is the engine's metric object, e.g.
-        ``{"dcg": {"k": 10, "normalize": True}}``; ``index`` must name one index (an alias is resolved)."""
-        self.probe().require(RANK_EVAL)
-        physical = self.get_mapping(index).index
-        body = {
-            "requests": [_rated(physical, r) for r in requests],
-            "metric": dict(metric),
-        }
-        answer = self._call(
-            "POST", f"/{_p(index)}/_rank_eval", what=f"running _rank_eval on {index}", body=body
-        )
-        details = answer.get("details", {})
-        return RankEvalResult(
-            metric_score=float(answer.get("metric_score", 0.0)),
-            per_query={rid: float(d.get("metric_score", 0.0)) for rid, d in details.items()},
-            hits={rid: tuple(str(h["hit"]["_id"]) for h in d.get("hits", [])) for rid, d in details.items()},
-            failures={rid: json.dumps(f)[:300] for rid, f in (answer.get("failures") or {}).items()},
-        )
-
-    def put_stored_template(self, template_id: str, source: str) -> None:
-        """Store a mustache search template (``PUT _scripts/<id>``); it needs lang-mustache."""
-        self.probe().require(SEARCH_TEMPLATE)
-        self._call(
-            "PUT",
-            f"/_scripts/{_p(template_id)}",
-            what=f"storing search template {template_id}",
-            body={"script": {"lang": "mustache", "source": source}},
-        )
-
-    def get_sources(self, index: str, ids: Sequence[str], fields: Sequence[str]) -> dict[str, dict[str, Any]]:
-        if not ids:
-            return {}
-        answer = self._call(
-            "POST",
-            f"/{_p(index)}/_mget",
-            what=f"fetching {len(ids)} documents from {index}",
-            params=_params(_source_includes=list(fields)),
-            body={"ids": list(ids)},
-        )
-        return {d["_id"]: d.get("_source", {}) for d in answer.get("docs", []) if d.get("found")}
+def settle_knn(features: dict[str, bool], missing: dict[str, str]) -> None:
+    """``knn`` (what the vector arms need) after the probe confirmed or refused its two ways."""
+    features[KNN] = features[APPROXIMATE_KNN] or features[SCRIPT_SCORE_KNN]
+    if features[KNN]:
+        missing.pop(KNN, None)
+    else:
+        missing.setdefault(KNN, f"{missing[APPROXIMATE_KNN]}, and {missing[SCRIPT_SCORE_KNN]}")
 
 
-def _result(answer: Mapping[str, Any]) -> SearchResult:
-    if "error" in answer:
-        etype, reason = error_parts(answer)
-        return SearchResult(
-            hits=(),
-            took_ms=float(answer.get("took", 0)),
-            status=int(answer.get("status", 500)),
-            error=f"{etype}: {reason}" if etype else reason,
-        )
-    hits = tuple(
-        Hit(
-            id=str(h["_id"]),
-            score=float(h["_score"]) if h.get("_score") is not None else None,
-            source=h.get("_source"),
-            sort=tuple(h["sort"]) if "sort" in h else None,
-        )
-        for h in answer.get("hits", {}).get("hits", [])  # filter_path drops empty hit lists
-    )
-    return SearchResult(
-        hits=hits, took_ms=float(answer.get("took", 0)), status=int(answer.get("status", 200))
-    )
-
-
-def _rated(index: str, request: RatedRequest) -> dict[str, Any]:
-    return {
-        "id": request.id,
-        "request": {"query": dict(request.query)},
-        "ratings": [{"_index": index, "_id": d, "rating": int(g)} for d, g in request.ratings.items()],
-    }
-
-
-def _mapping_conflict(index: str, properties: Mapping[str, Any], exc: RequestFailed) -> MappingConflictError:
-    """Name the field(s) the engine complains about (it names them in brackets), and both sides if we can."""
-    text = str(exc)
-    named = [f for f in properties if re.search(rf"\[{re.escape(f)}\]", text)]
-    fields = ", ".join(named or list(properties)) or "(meta only)"
-    return MappingConflictError(
-        f"mapping conflict on index {index}, field {fields}: the existing mapping cannot take the new one "
-        f"(nothing was changed). Delete the index (`harness indices delete`) or keep the existing layout. "
-        f"The engine said: {text}"
-    )
+def product_display(product: str) -> str:
+    return DISPLAY[product]

@@ -8,14 +8,50 @@ from typing import Any
 
 from base import CapabilityMissing, ConfigError
 
-#: features a backend's probe reports (Capabilities.features keys)
-KNN = "knn"  # vector fields and kNN search
+#: features a backend's probe reports (Capabilities.features keys); declared per version in ._features
+KNN = "knn"  # what the vector arms need: approximate kNN, or exact kNN by script_score where there is none
+APPROXIMATE_KNN = (
+    "approximate_knn"  # HNSW kNN inside _search (Elasticsearch's knn section, OpenSearch's knn query)
+)
+SCRIPT_SCORE_KNN = "script_score_knn"  # exact kNN: script_score over a dense_vector field (Elasticsearch)
+KNN_SEARCH_ENDPOINT = "knn_search_endpoint"  # Elasticsearch 8.0-8.3's _knn_search (not used: outside msearch)
+INT8_HNSW = "int8_hnsw"
+INT4_HNSW = "int4_hnsw"
+BBQ_HNSW = "bbq_hnsw"
 HYBRID_QUERY = "hybrid_query"  # OpenSearch neural-search `hybrid` query (normalization in a search pipeline)
 SEARCH_TEMPLATE = "search_template"  # mustache search templates
 RRF_RETRIEVER = "rrf_retriever"  # Elasticsearch's `rrf` retriever (engine-side reciprocal rank fusion)
 LINEAR_RETRIEVER = "linear_retriever"  # Elasticsearch's `linear` retriever (engine-side normalised sum)
 RANK_EVAL = "rank_eval"  # the rank-eval module's `_rank_eval` API (the engine scores rated searches itself)
-FEATURES: tuple[str, ...] = (KNN, HYBRID_QUERY, SEARCH_TEMPLATE, RRF_RETRIEVER, LINEAR_RETRIEVER, RANK_EVAL)
+LUCENE_ENGINE = "lucene_engine"  # OpenSearch k-NN's lucene engine
+FAISS_ENGINE = "faiss_engine"  # OpenSearch k-NN's faiss engine (native libraries)
+SEARCH_PIPELINE = "search_pipeline"  # OpenSearch search pipelines
+NORMALIZATION_PROCESSOR = "normalization_processor"  # neural-search: min_max and l2 normalization
+Z_SCORE = "z_score"  # neural-search: z_score normalization
+RRF_PROCESSOR = "score_ranker_processor"  # neural-search: reciprocal rank fusion
+FEATURES: tuple[str, ...] = (
+    KNN,
+    APPROXIMATE_KNN,
+    SCRIPT_SCORE_KNN,
+    KNN_SEARCH_ENDPOINT,
+    INT8_HNSW,
+    INT4_HNSW,
+    BBQ_HNSW,
+    RRF_RETRIEVER,
+    LINEAR_RETRIEVER,
+    HYBRID_QUERY,
+    SEARCH_PIPELINE,
+    NORMALIZATION_PROCESSOR,
+    Z_SCORE,
+    RRF_PROCESSOR,
+    LUCENE_ENGINE,
+    FAISS_ENGINE,
+    SEARCH_TEMPLATE,
+    RANK_EVAL,
+)
+
+#: OpenSearch hybrid query techniques: normalization-processor (min_max, l2, z_score), score-ranker-processor (rrf)
+HYBRID_TECHNIQUES: tuple[str, ...] = ("min_max", "l2", "z_score", "rrf")
 
 #: engine-side fusion kinds a backend may build (``Backend.fusion_search``), and the feature each needs
 FUSION_KINDS: dict[str, str] = {
@@ -42,10 +78,13 @@ class Capabilities:
     features: dict[str, bool] = field(default_factory=dict)
     #: feature -> why it is missing and what to do (only for features that are False)
     missing: dict[str, str] = field(default_factory=dict)
+    #: a serverless project (Elastic Cloud Serverless, Amazon OpenSearch Serverless): the service's APIs only
+    serverless: bool = False
 
     @property
     def major(self) -> int:
-        return int(self.version.split(".")[0])
+        head = self.version.split(".")[0]
+        return int(head) if head.isdigit() else 0
 
     def has_analyzer(self, name: str) -> bool:
         return self.analyzers.get(name, False)
@@ -69,9 +108,16 @@ class Capabilities:
 
 @dataclass(frozen=True, slots=True)
 class EngineInfo:
+    """What ``GET /`` (or the local node) says the cluster is: asked first, before any client call."""
+
     product: str  # "elasticsearch" | "opensearch"
-    version: str
-    build_flavour: str  # Elasticsearch build_flavor ("default", "oss"...), OpenSearch build_type ("zip", ...)
+    version: str  # "" where the service does not say (Amazon OpenSearch Serverless)
+    build_flavour: str  # Elasticsearch build_flavor ("default", "oss", "serverless"), OpenSearch build_type
+    serverless: bool = False
+
+    @property
+    def major(self) -> int:
+        return self.version_tuple[0] if self.version else 0
 
     @property
     def version_tuple(self) -> tuple[int, ...]:
@@ -208,8 +254,14 @@ class FusionParams:
     window: int  # results each side contributes (rank_window_size)
     weights: tuple[float, float] = (1.0, 1.0)  # lexical, vector
     rank_constant: int = 60  # rrf
+    #: how OpenSearch's hybrid query normalizes and combines (HYBRID_TECHNIQUES)
+    technique: str = "min_max"
 
     def __post_init__(self) -> None:
+        if self.technique not in HYBRID_TECHNIQUES:
+            raise ConfigError(
+                f"expected a hybrid technique in {', '.join(HYBRID_TECHNIQUES)}, found {self.technique!r}"
+            )
         if self.window < 1 or self.rank_constant < 1:
             raise ConfigError(
                 f"expected a positive window and rank constant, found {self.window} and {self.rank_constant}"

@@ -29,8 +29,22 @@ def _yaml_scalar(value: Any) -> str:
     return json.dumps(str(value))
 
 
-def node_settings(config: EngineConfig, flavour: EngineFlavour) -> dict[str, Any]:
-    """The node's config file: our single-node defaults, then the flavour's, then the config's own."""
+def native_attributes(flavour: EngineFlavour, home: Path) -> dict[str, Any]:
+    """``node.attr.<name>: false`` for each native library an installed plugin declares and does not hold."""
+    out: dict[str, Any] = {}
+    for plugin in flavour.plugins:
+        folder = home / "plugins" / plugin.name
+        for pattern, attribute in plugin.native:
+            if folder.is_dir() and not any(
+                p for where in (folder, home / "lib") for p in where.rglob(pattern)
+            ):
+                out[f"node.attr.{attribute}"] = False
+    return out
+
+
+def node_settings(config: EngineConfig, flavour: EngineFlavour, home: Path | None = None) -> dict[str, Any]:
+    """The node's config file: our single-node defaults, then the flavour's (and what its installed plugins
+    lack), then the config's own."""
     node = config.node_dir
     port = config.http_port
     settings: dict[str, Any] = {
@@ -47,6 +61,8 @@ def node_settings(config: EngineConfig, flavour: EngineFlavour) -> dict[str, Any
         "action.destructive_requires_name": False,
     }
     settings.update(flavour.settings)
+    if home is not None:
+        settings.update(native_attributes(flavour, home))
     settings.update(config.settings)
     return {k: v for k, v in settings.items() if v is not None}
 
@@ -85,6 +101,6 @@ def prepare_node_dir(config: EngineConfig, flavour: EngineFlavour, home: Path) -
         (conf / name).parent.mkdir(parents=True, exist_ok=True)
         (conf / name).write_bytes(payload)
     lines = ["# written by `harness engine start`; regenerated at every start"]
-    lines += [f"{k}: {_yaml_scalar(v)}" for k, v in node_settings(config, flavour).items()]
+    lines += [f"{k}: {_yaml_scalar(v)}" for k, v in node_settings(config, flavour, home).items()]
     (conf / flavour.config_file).write_text("\n".join(lines) + "\n")
     return conf

@@ -5,6 +5,7 @@ from __future__ import annotations
 from base import ConfigError
 from indexer.node.flavours import _elasticsearch, _opensearch
 from indexer.node.flavours._base import EngineFlavour, MavenArtifact, PluginSpec
+from indexer.node.flavours._versions import VERSIONS, engine_version
 
 #: --engine name -> flavour; adding an engine is one module and one line here
 ENGINES: dict[str, EngineFlavour] = {f.name: f for f in (_elasticsearch.FLAVOUR, _opensearch.FLAVOUR)}
@@ -19,4 +20,13 @@ def get_engine(name: str) -> EngineFlavour:
         raise ConfigError(f"unknown engine {name!r}: expected one of {', '.join(sorted(ENGINES))}") from None
 
 
-__all__ = ["DEFAULT_ENGINE", "ENGINES", "EngineFlavour", "MavenArtifact", "PluginSpec", "get_engine"]
+__all__ = [
+    "DEFAULT_ENGINE",
+    "ENGINES",
+    "VERSIONS",
+    "EngineFlavour",
+    "MavenArtifact",
+    "PluginSpec",
+    "engine_version",
+    "get_engine",
+]

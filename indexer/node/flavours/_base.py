@@ -53,6 +53,9 @@ class PluginSpec:
     name: str  # the folder it lands in under plugins/ (and the name nodes info reports)
     artifact: MavenArtifact
     why: str  # one line: what the harness needs it for
+    #: native libraries the plugin may ship (file name patterns) -> the node attribute set to false when the
+    #: installed plugin holds none of them (the probe reads it: an engine on missing libraries kills the node)
+    native: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,9 +6,10 @@ Facts about this build (checked on 3.5.0 with opensearch-knn 3.5.0.0 on Temurin 
 * it has no security plugin: do not pass ``plugins.security.disabled`` (the node refuses
   to start on an unknown setting); the node serves plain HTTP on 127.0.0.1 with no login;
 * the k-NN plugin ships without its native libraries, so only the ``lucene`` engine works:
-  a ``knn_vector`` field on ``faiss`` or ``nmslib`` (the default engine when none is named)
-  crashes the JVM. The OpenSearch backend always names ``engine: lucene`` and refuses the
-  others with a clear error.
+  indexing a document into a ``knn_vector`` field on ``faiss`` (the default engine since 2.18)
+  kills the node (UnsatisfiedLinkError: no opensearchknn_faiss). The node says so in its
+  attributes (``node.attr.knn_faiss: false``, from ``PluginSpec.native``), so the probe reports
+  faiss missing and the backend refuses it before anything is created.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ KNN = PluginSpec(
         sha256=OPENSEARCH_KNN_ZIP_SHA256,
     ),
     why="knn_vector fields and the knn query (vector and hybrid arms)",
+    # the Maven zip ships no native libraries: faiss (and nmslib) cannot run on it
+    native=(("libopensearchknn_faiss*", "knn_faiss"),),
 )
 
 FLAVOUR = EngineFlavour(
@@ -58,6 +61,6 @@ FLAVOUR = EngineFlavour(
     settings={"indices.query.bool.max_clause_count": 16384},
     notes=(
         "this build's k-NN plugin has no native libraries: vector fields use engine lucene "
-        "(faiss and nmslib are refused)",
+        "(faiss is refused where the node lacks them, nmslib everywhere)",
     ),
 )

@@ -39,7 +39,11 @@ def test_registry_names_every_arm_and_what_it_needs() -> None:
     assert (
         isinstance(rrf, SearchArm) and rrf.needs_capability == RRF_RETRIEVER and rrf.compare_to == ("hybrid",)
     )
-    assert isinstance(summed, SearchArm) and summed.needs_weights and summed.needs_capability is None
+    assert (
+        isinstance(summed, SearchArm)
+        and summed.needs_weights
+        and summed.needs_capability == "approximate_knn"
+    )
 
 
 def test_lexical_fields_and_bm25_variants() -> None:

@@ -14,7 +14,8 @@ from harness.cli import main as harness_main
 from harness.results import RunResults
 from indexer import Backend, ConnectionSettings, ManagedNode, VectorSpec, connect
 from indexer.backends import KNN, KnnSpec
-from indexer.backends._opensearch import _missing, build_client
+from indexer.backends._features import declared_features
+from indexer.backends._opensearch import build_client
 from indexer.node import JavaNotFoundError, find_java
 from tests._nodes import ManagedNodes
 from tests._support import (
@@ -35,20 +36,28 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.mark.parametrize("engine", ["faiss", "nmslib"])
-def test_native_knn_engines_are_refused_with_the_reason(os_backend: Backend, engine: str) -> None:
+def test_faiss_asked_of_a_cluster_without_it_is_refused(os_backend: Backend) -> None:
+    """The Maven k-NN zip has no native libraries (a document in a faiss field kills the node): the managed
+    node says so in its attributes, the probe reports faiss missing, and the mapping is refused first."""
+    caps = os_backend.probe()
+    assert caps.has("lucene_engine") and not caps.has("faiss_engine")
+    assert "has no native libraries (node attribute knn_faiss: false" in caps.missing["faiss_engine"]
     with pytest.raises(
-        ConfigError, match=rf"k-NN engine '{engine}' is refused: .*native libraries.*crashes its JVM"
+        CapabilityMissing,
+        match=rf"{os_backend.url} cannot build a knn_vector field on the faiss engine: expected the cluster to "
+        r"have it, found the k-NN plugin of OpenSearch .* has no native libraries .*; use engine lucene",
     ):
-        os_backend.vector_mapping(VectorSpec(dims=8, engine=engine))
+        os_backend.vector_mapping(VectorSpec(dims=8, engine="faiss"))
+    with pytest.raises(ConfigError, match=r"'nmslib' is refused: it is deprecated since OpenSearch 2.19"):
+        os_backend.vector_mapping(VectorSpec(dims=8, engine="nmslib"))
 
 
 def test_other_dialect_mistakes_are_clear(os_backend: Backend) -> None:
     with pytest.raises(
-        ConfigError, match=r"offers the index type 'hnsw' only; 'int8_hnsw' is an Elasticsearch"
+        ConfigError, match=r"offer the index type 'hnsw' here; 'int8_hnsw' is an Elasticsearch"
     ):
         os_backend.vector_mapping(VectorSpec(dims=8, index_type="int8_hnsw"))
-    with pytest.raises(ConfigError, match=r"expected the k-NN engine 'lucene', found 'annoy'"):
+    with pytest.raises(ConfigError, match=r"expected the k-NN engine lucene or faiss, found 'annoy'"):
         os_backend.vector_mapping(VectorSpec(dims=8, engine="annoy"))
     with pytest.raises(ConfigError, match=r"OpenSearch does not take Elasticsearch API keys"):
         build_client(ConnectionSettings(url=os_backend.url, api_key=Secret("abc")))
@@ -56,8 +65,12 @@ def test_other_dialect_mistakes_are_clear(os_backend: Backend) -> None:
 
 def test_knn_method_parameters_gate_is_explained() -> None:
     """The version gate's wording (a cluster with the plugin, older than the knn query we send)."""
-    assert "only from 2.16" in _missing("2.11.0", ["opensearch-knn"])[KNN]
-    assert _missing("3.5.0", [])[KNN].startswith(NO_KNN)
+    _, why = declared_features("opensearch", "2.11.0", ["opensearch-knn"])
+    assert why[KNN] == (
+        "OpenSearch 2.11.0 has no knn query with method_parameters (ef_search, the harness's num_candidates) "
+        "(2.16 or newer)"
+    )
+    assert declared_features("opensearch", "3.5.0", [])[1][KNN].startswith(NO_KNN)
 
 
 @contextlib.contextmanager
