@@ -38,7 +38,7 @@ from indexer.embed._backend import (
     split_backend,
 )
 from indexer.embed._bundled import (
-    COSINE_FLOOR,
+    BUNDLE_COSINE_FLOOR,
     BundleCheck,
     BundledVectors,
     adopt_bundled,
@@ -94,7 +94,7 @@ from indexer.embed._threads import embed_threads, usable_cores
 __all__ = [
     "BACKENDS",
     "BGE_QUERY_PROMPT",
-    "COSINE_FLOOR",
+    "BUNDLE_COSINE_FLOOR",
     "CPU_CANDIDATES",
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_EMBED_BACKEND",

@@ -9,7 +9,7 @@ embedding only where all of this holds:
 * the model is theirs (id, revision, document prompt, normalisation, pooling) and the run computes fp32
   (another runtime's fp32 is the same numerics up to rounding; a lower precision is not);
 * the check at first use passes: :data:`CHECK_DOCS` documents of the manifest, re-embedded with the run's
-  own numerics, reach a cosine of :data:`COSINE_FLOOR` with the shipped rows. Otherwise the documents
+  own numerics, reach a cosine of :data:`BUNDLE_COSINE_FLOOR` with the shipped rows. Otherwise the documents
   are embedded, with one line saying why.
 
 ``--embed-backend auto`` decides nothing where they cover every corpus to embed: it takes their numerics
@@ -42,7 +42,7 @@ from indexer.embed._protocol import TextEncoder
 
 #: the least cosine every re-embedded check document must reach with its shipped row (fp32 on any runtime:
 #: 1.00000 measured for torch and openvino; bf16 reaches 0.99997, so precision is a rule of its own)
-COSINE_FLOOR = 0.9999
+BUNDLE_COSINE_FLOOR = 0.9999
 #: how many documents the check re-embeds (fixed in the manifest: the first, the longest, and spread out)
 CHECK_DOCS = 8
 MANIFEST_VERSION = 1
@@ -60,7 +60,7 @@ class BundleCheck:
 
     @property
     def passed(self) -> bool:
-        return self.min_cosine >= COSINE_FLOOR
+        return self.min_cosine >= BUNDLE_COSINE_FLOOR
 
     def line(self, what: str) -> str:
         """What the manifest and the first line of progress say about the vectors used."""
@@ -68,7 +68,7 @@ class BundleCheck:
             return f"bundled for {what}, verified"
         return (
             f"embedded: the vectors bundled for {what} failed the check (min cosine {self.min_cosine:.5f} "
-            f"< {COSINE_FLOOR} with {self.numerics} on {self.docs} documents)"
+            f"< {BUNDLE_COSINE_FLOOR} with {self.numerics} on {self.docs} documents)"
         )
 
 
@@ -309,7 +309,7 @@ def build_bundle(
             "with": {p: _version(p) for p in ("torch", "sentence-transformers", "transformers")},
             "command": "scripts/build-sample-vectors",
         },
-        "check": {"ids": chosen, "texts": [texts[i] for i in chosen], "floor": COSINE_FLOOR},
+        "check": {"ids": chosen, "texts": [texts[i] for i in chosen], "floor": BUNDLE_COSINE_FLOOR},
         "ids": ids,
     }
     path = out / f"{stem}.json"
