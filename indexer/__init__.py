@@ -85,6 +85,7 @@ from indexer.embed import (
     folder_revision,
     remote_code_models,
     resolve_model,
+    shipped_rows,
 )
 from indexer.node import (
     DEFAULT_DOCKER_IMAGE,
@@ -180,6 +181,7 @@ __all__ = [
     "resolve_deletion",
     "resolve_model",
     "resolve_specs",
+    "shipped_rows",
     "stack_login",
     "write_judgments",
     "write_ubi_files",

@@ -134,5 +134,8 @@ def _record_vectors(meta: dict[str, Any], summary: IndexSummary) -> None:
         said = summary.vectors.get(field_name)
         if said is not None:
             record["vectors"] = said
+            record["bundled"] = field_name in summary.bundled
         elif record.get("vectors"):
             summary.vectors[field_name] = str(record["vectors"])
+            if record.get("bundled") and field_name not in summary.bundled:
+                summary.bundled.append(field_name)

@@ -59,6 +59,8 @@ class IndexSummary:
     #: field -> which vectors it holds, where vectors were shipped for the corpus ("bundled for the sample,
     #: verified", or why they were embedded instead); recorded in the index ``_meta`` too
     vectors: dict[str, str] = field(default_factory=dict)
+    #: the fields whose vectors are the ones shipped for the corpus (recorded as ``bundled`` in the ``_meta``)
+    bundled: list[str] = field(default_factory=list)
 
     @property
     def docs_per_s(self) -> float:

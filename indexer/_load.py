@@ -64,6 +64,8 @@ def vector_sources(
                 check = bundle.verify(emb.encoder)
             line = check.line(bundle.what)
             bundle = bundle if check.passed else None
+            if bundle is not None:
+                summary.bundled.append(f)
         if line:
             summary.vectors[f] = line
             if say:

@@ -46,6 +46,7 @@ from indexer.embed._bundled import (
     bundle_for,
     bundled_vectors,
     shipped,
+    shipped_rows,
 )
 from indexer.embed._cache import (
     EmbeddingCache,
@@ -158,6 +159,7 @@ __all__ = [
     "resolve_model",
     "select_device",
     "shipped",
+    "shipped_rows",
     "spec_key",
     "split_backend",
     "usable_cores",

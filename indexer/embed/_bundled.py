@@ -197,6 +197,13 @@ def bundle_for(spec: ModelSpec, corpus: str) -> tuple[BundledVectors | None, str
     return same, ""
 
 
+def shipped_rows(spec: ModelSpec, corpus: str) -> tuple[list[str], np.ndarray] | None:
+    """The vectors shipped for ``corpus`` that serve ``spec`` (ids, float32 rows), or None: what an index
+    whose ``_meta`` records them as bundled holds (exact search over them is its ground truth)."""
+    bundle, _ = bundle_for(spec, corpus)
+    return (bundle.ids, bundle.vectors()) if bundle is not None else None
+
+
 def adopt_bundled(embedders: Iterable[CachedEmbedder], corpora: Sequence[str]) -> None:
     """``auto``, where shipped vectors cover every corpus an undecided encoder would embed: their numerics,
     with no check (nothing but queries is left to compute). Called before anything reads the numerics."""
