@@ -59,7 +59,7 @@ def connection_settings(
         "password": password,
         "api_key": api_key,
         "ca_cert": ca_cert,
-        "verify_certs": False if insecure else None,
+        "verify": False if insecure else None,
     }
     return ConnectionSettings.resolve(flags, config_file=config)
 

@@ -38,7 +38,7 @@ FLAGS: dict[str, tuple[str, str]] = {
     "password": ("--password", "connection.password"),
     "api_key": ("--api-key", "connection.api_key"),
     "ca_cert": ("--ca-cert", "connection.ca_cert"),
-    "insecure": ("--insecure", "connection.verify_certs"),
+    "insecure": ("--insecure", "connection.verify"),
     "config": ("--config", "connection.config"),
 }
 #: flags whose value is never shown in a refusal

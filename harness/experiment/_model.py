@@ -135,17 +135,8 @@ class Experiment:
         """The cluster the run searches: the connection table over the environment (not read when the file
         brings its own [connection]), ``--config``'s table and the stack's connection file."""
         t = self.connection
-        flags: dict[str, Any] = {
-            "url": t.url,
-            "username": t.username,
-            "password": t.password,
-            "api_key": t.api_key,
-            "ca_cert": t.ca_cert,
-            "verify_certs": t.verify_certs,
-            "request_timeout": t.request_timeout,
-        }
         return ConnectionSettings.resolve(
-            flags, env={} if self.own_connection else None, config_file=t.config
+            t.settings(), env={} if self.own_connection else None, config_file=t.config
         )
 
 

@@ -26,13 +26,28 @@ from harness.strategies import LEXICAL_FIELDS
 from harness.sweep import ParamGrid
 from indexer import (
     ANALYSIS_CHAINS,
+    AUTH_KINDS,
     BM25_FIELDS,
     DEFAULT_EMBED_BACKEND,
+    SIGV4_SERVICES,
     VECTOR_INDEX_TYPES,
     check_backend_name,
 )
 
 MAX_DEPTH = 1000
+#: the connection keys that ConnectionSettings takes as they are (verify and config: see ConnectionTable)
+CONNECTION_KEYS = (
+    "url",
+    "cloud_id",
+    "auth",
+    "username",
+    "password",
+    "api_key",
+    "region",
+    "service",
+    "ca_cert",
+    "request_timeout",
+)
 MAX_CANDIDATES = 10_000
 #: the records value that turns every sink off
 NO_RECORDS = "none"
@@ -128,13 +143,26 @@ class ConnectionTable:
     """The cluster the run searches (flags > this table > env > --config > the stack's file > defaults)."""
 
     url: str | None = key(doc="Elasticsearch or OpenSearch URL")
+    cloud_id: str | None = key(doc="Elastic Cloud's Cloud ID (names the URL; use with an API key)")
+    auth: str | None = key(
+        choices=lambda: AUTH_KINDS, doc="basic | api-key | sigv4 (default: what the credentials imply)"
+    )
     username: str | None = key(doc="basic-auth user")
     password: str | None = key(secret=True, doc="basic-auth password")
     api_key: str | None = key(secret=True, doc="encoded API key")
+    region: str | None = key(doc="AWS region SigV4 signs for (else AWS_REGION or the AWS configuration's)")
+    service: str | None = key(choices=lambda: SIGV4_SERVICES, doc="SigV4 service: es | aoss (Serverless)")
     ca_cert: Path | None = key(doc="PEM CA certificate to trust")
-    verify_certs: bool | None = key(doc="verify TLS certificates")
+    verify: bool | None = key(doc="verify TLS certificates")
+    verify_certs: bool | None = key(doc="old name of connection.verify")
     request_timeout: float | None = key(check=between(0, 3600, above=True), doc="seconds per request")
     config: Path | None = key(doc="TOML file with a [connection] table")
+
+    def settings(self) -> dict[str, Any]:
+        """The keys given, as :meth:`indexer.ConnectionSettings.resolve` takes them (None: not given)."""
+        verify = self.verify if self.verify is not None else self.verify_certs
+        given = {name: getattr(self, name) for name in CONNECTION_KEYS}
+        return given | {"verify": verify}
 
 
 @dataclass(frozen=True, slots=True)
