@@ -47,6 +47,9 @@ from base._phases import phase
 DEFAULT_EVERY_S = 10.0
 #: the rate is measured over this many recent seconds (or since the start, when less)
 RATE_WINDOW_S = 30.0
+#: a rate (and the ETA from it) is shown once this many units are done: over fewer it says nothing
+#: ("1 candidates checked, 0.0 candidates checked/s"); nor is a rate that would print as 0.0
+MIN_RATE_UNITS = 10
 
 _QUIET: ContextVar[bool] = ContextVar("r2med_progress_quiet", default=False)
 
@@ -213,7 +216,7 @@ class _Work:
             bound = self.bound(now)
             rate = bound.rate(now, self.started) if not final else bound.done / max(now - self.started, 1e-9)
             parts = [bound.amount(self.unit)]
-            if rate > 0:
+            if bound.done >= MIN_RATE_UNITS and rate >= 0.05:
                 parts.append(f"{rate:,.1f} {self.unit}/s")
                 total = bound.stage.total
                 if total is not None and bound.done < total:

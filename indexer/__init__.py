@@ -78,6 +78,7 @@ from indexer.embed import (
     EmbeddingCache,
     Encoder,
     ModelSpec,
+    adopt_bundled,
     backend_names,
     build_encoder,
     cache_key,
@@ -87,6 +88,7 @@ from indexer.embed import (
     folder_revision,
     remote_code_models,
     resolve_model,
+    shipped_rows,
 )
 from indexer.node import (
     DEFAULT_DOCKER_IMAGE,
@@ -156,6 +158,7 @@ __all__ = [
     "VectorOptions",
     "VectorSpec",
     "__version__",
+    "adopt_bundled",
     "backend_names",
     "build_encoder",
     "build_index",
@@ -189,6 +192,7 @@ __all__ = [
     "resolve_deletion",
     "resolve_model",
     "resolve_specs",
+    "shipped_rows",
     "stack_login",
     "write_judgments",
     "write_ubi_files",

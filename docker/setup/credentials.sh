@@ -8,7 +8,10 @@
 #       ELASTIC_PASSWORD_FILE), and no one else;
 #   stack.env
 #       ES_URL, ES_USERNAME and ES_PASSWORD for the harness (mode 0600, same owner), rewritten at every
-#       `up` so that it follows ES_PORT.
+#       `up` so that it follows ES_PORT;
+#   container.env
+#       the same for the harness container (the compose service `harness`), whose URL is the service's
+#       http://elasticsearch:9200.
 # ELASTIC_PASSWORD / KIBANA_PASSWORD, when set (environment or .env), are used instead of generated
 # secrets. Generated secrets: 24 (48 for the key) characters from [A-Za-z0-9] read from /dev/urandom.
 set -euo pipefail
@@ -54,6 +57,12 @@ case "$port" in '' | *[!0-9]*) echo "setup: ES_PORT must be a port number, found
 put stack.env 0600 "# Written by the compose setup service at every \`docker compose up\`. The harness reads it when
 # ES_URL, ES_USERNAME and ES_PASSWORD are not given. Never commit it.
 ES_URL=http://127.0.0.1:${port}
+ES_USERNAME=elastic
+ES_PASSWORD=$(cat "$dir/elastic_password")
+"
+put container.env 0600 "# Written by the compose setup service at every \`docker compose up\`: stack.env as the harness
+# container sees the stack (docker-compose.yml service harness reads it: R2MED_STACK_ENV). Never commit it.
+ES_URL=http://elasticsearch:9200
 ES_USERNAME=elastic
 ES_PASSWORD=$(cat "$dir/elastic_password")
 "

@@ -18,7 +18,7 @@ import numpy as np
 from base import timed
 from harness.eval import rank
 from harness.results import AnnRecall
-from indexer import CachedEmbedder, Dataset, document_text
+from indexer import CachedEmbedder, Dataset, document_text, shipped_rows
 
 #: float32 dot products from another summation order (the engine's) differ by ~1e-7
 TIE_EPS = 1e-5
@@ -44,8 +44,12 @@ class DocumentVectors:
         return h.hexdigest()
 
 
-def document_vectors(embedder: CachedEmbedder, ds: Dataset) -> DocumentVectors:
-    """The dataset's document vectors from the embedding cache (the text the builder embedded)."""
+def document_vectors(embedder: CachedEmbedder, ds: Dataset, *, shipped: bool = False) -> DocumentVectors:
+    """The dataset's document vectors: from the embedding cache (the text the builder embedded), or, where
+    the index holds the vectors shipped for the corpus (``shipped``: its ``_meta`` says so), those."""
+    found = shipped_rows(embedder.spec, ds.fingerprint.corpus) if shipped else None
+    if found is not None:
+        return DocumentVectors(tuple(found[0]), found[1])
     pairs = ((d.id, document_text(d.title, d.text)) for d in ds.iter_corpus())
     ids: list[str] = []
     blocks: list[np.ndarray] = []

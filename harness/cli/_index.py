@@ -42,6 +42,7 @@ from indexer import (
     IndexSummary,
     UserMapping,
     VectorOptions,
+    adopt_bundled,
     build_encoder,
     build_index,
     connect,
@@ -289,8 +290,10 @@ def _index_all(
 ) -> None:
     backend = connect(settings)
     try:
-        for spec in specs:
-            ds = load_dataset(spec, revision=revision)
+        datasets = [load_dataset(spec, revision=revision) for spec in specs]
+        # auto takes the numerics of vectors shipped for every corpus it would embed (the sample's): no check
+        adopt_bundled(embedders, [d.fingerprint.corpus for d in datasets])
+        for ds in datasets:
             try:
                 summary = build_index(backend, ds, embedders, options, console=console)
             except EngineUnavailable as exc:  # the connection dropped outside the retried bulk path

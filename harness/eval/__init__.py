@@ -68,6 +68,7 @@ from ._stats import (
 )
 from ._sum import RATIOS, tune_sum_weights, weighted_sum_run
 from ._types import Qrels, Run, rank, sort_run, top_k
+from ._warm import ranx_ready, warm_ranx
 
 __all__ = [
     "DEFAULT_FUSION",
@@ -121,6 +122,7 @@ __all__ = [
     "randomization_test",
     "rank",
     "rankings",
+    "ranx_ready",
     "rbo",
     "run_overlaps",
     "sort_run",
@@ -128,5 +130,6 @@ __all__ = [
     "summarize",
     "top_k",
     "tune_sum_weights",
+    "warm_ranx",
     "weighted_sum_run",
 ]

@@ -17,7 +17,12 @@ def render_markdown(results: RunResults) -> str:
     manifest = results.manifest
     out: list[str] = [f"# R2MED harness run {manifest.run_id}", ""]
     out += [f"- {k}: `{v}`" for k, v in manifest.facts()]
+    out += [f"- vectors: {line}" for line in manifest.vectors()]
     out.append("")
+    notes = manifest.engine_notes()
+    if notes:
+        engine = f"{manifest.engine.capabilities.flavour} {manifest.engine.version}"
+        out += [f"## What {engine} lacked here", "", *(f"- {note}" for note in notes), ""]
     out.append(to_markdown(summary_table(results), heading="## nDCG@10 summary"))
     baselines = baselines_table(results)
     if baselines.rows:

@@ -206,6 +206,9 @@ class DatasetInfo:
     fingerprint: dict[str, str]
     revision: str | None = None  # the hub commit of r2med/<Name>; None for folders and the sample
     expansion: ExpansionInfo | None = None
+    #: which document vectors the run's index holds, where vectors ship for the corpus ("bundled for the
+    #: sample, verified", or why they were embedded instead); None: embedded, nothing shipped for it
+    vectors: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +314,9 @@ class Manifest:
     tuning: dict[str, TuningChoices] = field(default_factory=dict)
     #: how the arms were scored (``eval.*``); absent in runs made before it was recorded (trec_eval's, -c)
     evaluation: EvalSettings | None = field(default=None, metadata={"json": "eval"})
+    #: what the run could not do on this engine (an arm skipped, and why); the probe's own notes are the
+    #: capabilities' ``notes``. The terminal says it in one line; the report lists both
+    notices: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = encode(self)
@@ -346,6 +352,14 @@ class Manifest:
             ("rescored from", self.rescore.source_run if self.rescore else None),
         ]
         return [(k, str(v)) for k, v in facts if v]
+
+    def engine_notes(self) -> list[str]:
+        """What this engine lacked and how the run did without: the probe's notes, then the skipped arms."""
+        return [*self.engine.capabilities.notes, *self.notices]
+
+    def vectors(self) -> list[str]:
+        """Which document vectors each dataset's index held, where vectors ship for its corpus."""
+        return [f"{name}: {info.vectors}" for name, info in self.datasets.items() if info.vectors]
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,6 +98,7 @@ def start_manifest(plan: RunPlan, settings: ConnectionSettings, caps: Capabiliti
         else None,
         analysis=plan.analysis or None,
         evaluation=EvalSettings(exp.eval.protocol, exp.eval.relevance_level, exp.eval.counts_empty),
+        notices=plan.notices,
     )
 
 
@@ -195,10 +196,22 @@ def scored_datasets(manifest: Manifest, outcomes: Sequence[DatasetOutcome]) -> d
     """The manifest's datasets, each fingerprint covering the judgments its arms were scored with (a source's:
     click logs, a judge), as the results' fingerprint does."""
     scored = {o.dataset.name: o.scored.fingerprint for o in outcomes if o.judged is not None}
+    vectors = {o.dataset.name: _vectors(o) for o in outcomes}
     return {
-        name: replace(info, fingerprint=asdict(scored[name])) if name in scored else info
+        name: replace(
+            replace(info, fingerprint=asdict(scored[name])) if name in scored else info,
+            vectors=vectors.get(name),
+        )
         for name, info in manifest.datasets.items()
     }
+
+
+def _vectors(outcome: DatasetOutcome) -> str | None:
+    """Which document vectors the run's index holds (where vectors ship for the corpus)."""
+    summary = outcome.index_summary
+    if summary is None or not summary.vectors:
+        return None
+    return "; ".join(dict.fromkeys(summary.vectors.values()))
 
 
 def tuning_choices(sweep: SweepOutcome, seed: int) -> TuningChoices:

@@ -185,7 +185,9 @@ def measure(
     docs: DocumentVectors | None = None
     if vector_arms and (exp.ann.recall or exp.ann.sweep):
         assert embedder is not None
-        docs = document_vectors(embedder, outcome.dataset)
+        summary = outcome.index_summary
+        shipped = summary is not None and embedder.spec.field_name in summary.bundled
+        docs = document_vectors(embedder, outcome.dataset, shipped=shipped)
     if docs is not None and exp.ann.recall:
         for name in vector_arms:
             qids = [q.qid for q in inputs[name]]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -254,15 +254,18 @@ def plan_identity(
 def plan_run(
     exp: Experiment,
     caps: Capabilities,
-    models: Mapping[str, ModelSpec],
+    models: Mapping[str, ModelSpec] | Callable[[Sequence[Dataset]], Mapping[str, ModelSpec]],
     reranker: Mapping[str, str] | None = None,
     *,
     analysis: str = "",
 ) -> RunPlan:
     """Load the data and decide the arms; ``models``: the embedding model of each arm that embeds queries
-    (``""``: the built-in arms' model), ``reranker`` the reranker's identity, ``analysis`` the indices' chain."""
+    (``""``: the built-in arms' model), or what makes them from the loaded datasets; ``reranker`` the
+    reranker's identity, ``analysis`` the indices' chain."""
     arms, notices = experiment_arms(exp, caps)
     plans = tuple(_dataset_plan(judged, arms, exp) for judged in judged_datasets(exp))
+    if callable(models):
+        models = models([p.dataset for p in plans])
     ident = plan_identity(exp, plans, caps, models, reranker, analysis)
     config_hash = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:10]
     stem = f"-{exp.source.stem}" if exp.source is not None and exp.mode is None else ""

@@ -7,12 +7,14 @@ here, once, from the typed experiment; the CLI only builds the experiment and pr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
 
 from base import EngineUnavailable, HarnessError, quiet
 from harness._errors import RunError
+from harness.eval import warm_ranx
 from harness.experiment import Experiment
 from harness.rerank import Reranker, make_reranker
 from harness.results import RunResults
@@ -25,7 +27,16 @@ from harness.run._publish import Publication, publish, write_manifest
 from harness.run._sites import BUILTIN, Clusters, embedder_for, embedders
 from harness.run._steps import run_dataset
 from harness.run._tuning import sweep_task
-from indexer import Backend, CachedEmbedder, Capabilities, ConnectionSettings, choose_analysis, connect
+from indexer import (
+    CachedEmbedder,
+    Capabilities,
+    ConnectionSettings,
+    Dataset,
+    ModelSpec,
+    adopt_bundled,
+    choose_analysis,
+    connect,
+)
 
 
 def run(
@@ -49,13 +60,15 @@ def run(
         backend.close()
 
 
-def _probe(backend: Backend, console: Console) -> Capabilities:
-    caps = backend.probe()
-    for note in caps.notes:  # what this cluster lacks (a plugin, an analyzer; a 2.x OpenSearch says so)
-        console.print(
-            f"note: {caps.flavour} {caps.version or 'serverless'}: {note}", style="dim", highlight=False
-        )
-    return caps
+def engine_line(caps: Capabilities, notices: Sequence[str]) -> str | None:
+    """The first screen's one line on what this cluster lacks (a plugin, an analyzer, a licensed retriever:
+    the probe's notes, and the arms skipped for it), or None; the report lists each (report.md)."""
+    counts = [(len(notices), "arm", " skipped"), (len(caps.notes), "fallback", "")]
+    said = [f"{n} {word}{'s' if n > 1 else ''}{tail}" for n, word, tail in counts if n]
+    if not said:
+        return None
+    version = caps.version or "serverless"
+    return f"note: {caps.flavour} {version} lacks some features: {', '.join(said)} (report.md: which)"
 
 
 def _plan(
@@ -68,10 +81,16 @@ def _plan(
     embedded = embedders(exp, arms)
     spec = exp.rerank_spec
     reranker = make_reranker(spec, lambda model: embedder_for(model, exp)) if spec is not None else None
-    models = {name: e.spec for name, e in embedded.items()}
+
+    def models(datasets: Sequence[Dataset]) -> dict[str, ModelSpec]:
+        # auto takes the numerics of vectors shipped for every corpus it would embed (the sample's): no check
+        adopt_bundled(embedded.values(), [d.fingerprint.corpus for d in datasets])
+        return {name: e.spec for name, e in embedded.items()}
+
     plan = plan_run(exp, caps, models, reranker.identity if reranker else None, analysis=analysis)
-    for notice in plan.notices:
-        console.print(f"notice: {notice}", style="dim", highlight=False)
+    line = engine_line(caps, plan.notices)
+    if line is not None:
+        console.print(line, style="dim", highlight=False, soft_wrap=True)
     for dsplan in plan.datasets:  # what a judgments source made before the search (a click model's judgments)
         for line in dsplan.judged.notes if dsplan.judged is not None else ():
             console.print(f"{dsplan.dataset.name}: {line}", highlight=False, soft_wrap=True)
@@ -85,7 +104,10 @@ def _plan(
 
 def _run(exp: Experiment, clusters: Clusters, console: Console) -> tuple[Path, RunResults]:
     backend = clusters.main
-    caps = _probe(backend, console)
+    # ranx imported and its kernels compiled on a thread while the engine is probed, the data planned and
+    # the index built, not after the last search (harness/eval/_warm.py)
+    warm_ranx([exp.fusion], exp.stats.measures)
+    caps = backend.probe()
     plan, embedded, reranker = _plan(exp, caps, console)
     Checkpoints(plan.run_dir, plan.config_hash).claim()  # another configuration's directory is refused
     existed = plan.run_dir.exists()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness._search import ArmRun
-from harness.eval import drop_query_ids, evaluate, judged_only, parse_measures, rankings
+from harness.eval import drop_query_ids, evaluate, judged_only, parse_measures, rankings, ranx_ready
 from harness.judgments.sources import AfterSearch
 from harness.results import ArmTarget
 from harness.run._execute import Executor
@@ -127,7 +127,10 @@ def run_dataset(executor: Executor, dsplan: DatasetPlan) -> DatasetOutcome:
     )
     searcher = Searcher(executor, dsplan, sites)
     reused = executor.checkpoints.reused
+    if executor.exp.tuning is not None:
+        ranx_ready()  # the sum's weights are chosen with ranx during the search
     _search(executor, dsplan, sites, searcher, outcome)
+    ranx_ready()  # from here on ranx fuses and scores: its warm-up thread (started by the runner) is done
     _fuse(executor, dsplan, searcher, outcome)
     _rerank(executor, dsplan, outcome)
     runs: dict[str, ArmRun] = {arm.name: outcome.runs[arm.name] for arm in dsplan.arms}

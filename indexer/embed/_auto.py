@@ -304,7 +304,7 @@ def decide(
     planned = plan_candidates(spec.model_id, flags)
     checks = sum(1 for _, why in planned if not why)
     what = f"choosing the embedding numerics for this machine (once; the first of {checks} that passes)"
-    with show_progress(what, unit="candidates checked", enabled=progress) as bar:
+    with show_progress(what, checks, unit="checks", enabled=progress) as bar:
         for candidate, why in planned:
             if why:
                 trials.append(Trial(candidate.numerics, why))

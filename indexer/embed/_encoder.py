@@ -107,6 +107,20 @@ class Encoder:
         return self._model is not None
 
     @property
+    def decided(self) -> bool:
+        """Whether the numerics are fixed: a named backend, or ``auto`` once it chose (or adopted)."""
+        return self._backend is not None
+
+    def adopt(self, backend: str, precision: str, reason: str) -> None:
+        """``auto`` before it decides: take these numerics for ``reason``, with no check (vectors shipped with
+        the package cover what it would compute; :func:`~indexer.embed.adopt_bundled`)."""
+        if self.decided:
+            raise EmbeddingError(f"the numerics are already {self.spec.numerics}: expected auto, undecided")
+        device = _auto_device(self.requested_device)
+        self.choice = AutoChoice(backend, precision, reason, machine=device)
+        self._backend, self._precision, self._device = get_backend(backend), precision, device
+
+    @property
     def backend(self) -> EmbeddingBackend:
         """The backend that computes the vectors (``auto``: decided now, from this machine's record or the
         check, which loads models but never this encoder's)."""

@@ -70,6 +70,22 @@ def test_a_warm_cache_shows_the_bulk_rate_the_work_waits_on() -> None:
     assert work.status(final=True).startswith("500/1,000 docs indexed (50%), 50.0 docs/s, ETA")
 
 
+def test_no_line_shows_a_rate_that_means_nothing() -> None:
+    """Defect (issue 28): auto's check ended on "1 candidates checked, 0.0 candidates checked/s"."""
+    clock = Clock()
+    work = _Work("choosing the numerics", "checks", (Stage("check", "", 2),), clock=clock)
+    clock.t += 26
+    work.advance(1)
+    assert work.status(final=True) == "1/2 checks (50%), 0:26 elapsed"  # one unit: no rate, no ETA
+    slow = _Work("indexing x", "docs", (Stage("bulk", "indexed", 1000),), clock=clock)
+    clock.t += 600
+    slow.advance(20)  # 0.03 docs/s would print as 0.0
+    assert slow.status(final=True) == "20/1,000 docs indexed (2%), 10:00 elapsed"
+    clock.t += 10
+    slow.advance(980)
+    assert slow.status(final=True) == "1,000/1,000 docs indexed (100%), 1.6 docs/s, 10:10 elapsed"
+
+
 def test_a_log_gets_a_line_every_few_seconds_and_a_last_line_with_the_mean_rate() -> None:
     out = io.StringIO()
     console = Console(file=out, force_terminal=False, width=80)
@@ -90,9 +106,9 @@ def test_a_log_gets_a_line_every_few_seconds_and_a_last_line_with_the_mean_rate(
 def test_a_terminal_gets_the_same_status_beside_a_bar() -> None:
     out = io.StringIO()
     console = Console(file=out, force_terminal=True, width=160)
-    with progress("searching x", 4, unit="searches", console=console) as bar:
-        bar.advance(4)
-    assert re.search(r"4/4 searches \(100%\), [\d,.]+ searches/s, 0:00 elapsed", out.getvalue())
+    with progress("searching x", 40, unit="searches", console=console) as bar:
+        bar.advance(40)
+    assert re.search(r"40/40 searches \(100%\), [\d,.]+ searches/s, 0:00 elapsed", out.getvalue())
 
 
 def test_quiet_turns_off_every_display_inside_it() -> None:

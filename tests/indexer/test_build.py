@@ -18,7 +18,7 @@ import pytest
 from rich.console import Console
 
 from base import CapabilityMissing, ConfigError, MappingConflictError, VerificationError
-from indexer import Backend, IndexOptions, VectorOptions, build_index, choose_analysis
+from indexer import Backend, IndexOptions, VectorOptions, VectorSpec, build_index, choose_analysis
 from indexer._build import resolve_alias, verify
 from indexer._layout import alias_for, index_name
 from indexer.data import Dataset, Document, load_dataset
@@ -376,3 +376,31 @@ def test_loading_shows_the_embedding_it_waits_on_and_times_its_phases(
     ), last
     phases = [json.loads(line)["phase"] for line in log.read_text().splitlines()]
     assert {"model load", "embed", "bulk"} <= set(phases), phases
+
+
+@pytest.mark.parametrize("numerics", ["torch/fp32", "openvino/fp32", "onnx-int8/int8"])
+def test_a_field_of_another_size_behind_the_alias_is_refused_whatever_the_numerics(
+    backend: Backend, small: Dataset, numerics: str
+) -> None:
+    """Issue 28: CI failed on a fresh AVX-512 machine. `auto` chose openvino fp32 there, the build went to an
+    index of its own name (``...-openvino-fp32``), so nothing compared MiniLM's 384 dimensions with the
+    768-dimensional field the published index holds, and the alias moved. Where `auto` chose torch fp32 the
+    same command was refused. Each numerics auto may choose (the reference and two others) is refused alike,
+    before anything is created, and the alias stays where it was."""
+    drop_indices(backend, f"{alias_for(small.name)}*")
+    text_only = build_index(backend, small, [], OPTS)
+    field = resolve_model("minilm").field_name
+    backend.put_mapping(
+        text_only.index, properties={field: backend.vector_mapping(VectorSpec(dims=768, similarity="cosine"))}
+    )
+    before = sorted(i.name for i in backend.list_indices(f"{alias_for(small.name)}*"))
+    embedder = CachedEmbedder(Encoder(resolve_model("minilm"), backend=numerics), None)
+    with pytest.raises(
+        MappingConflictError, match=r"holds 768-dimensional vectors, but model .* produces 384"
+    ):
+        build_index(backend, small, [embedder], OPTS)
+    assert sorted(i.name for i in backend.list_indices(f"{alias_for(small.name)}*")) == before
+    assert backend.alias_targets(alias_for(small.name)) == [text_only.index]
+    encoder = embedder.encoder
+    assert isinstance(encoder, Encoder) and not encoder.loaded  # refused before any model ran
+    drop_indices(backend, f"{alias_for(small.name)}*")
