@@ -33,6 +33,9 @@ import typer
 from rich.console import Console
 
 from base import DEFAULT_KEY_ENV, ConfigError
+from harness.cli._views import help_of
+from harness.experiment import key_field
+from harness.keys import HIDDEN, shown
 from indexer import DEFAULT_EMBED_BACKEND, DEFAULT_MODEL, TRUST_FLAG, backend_names, remote_code_models
 
 #: retries of one request (an msearch, a chat call, a bulk chunk), the same range in every command
@@ -80,12 +83,7 @@ def default_of(cls: type, name: str) -> Any:
     return found.default
 
 
-RevisionOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--revision", help="Hub revision (branch, tag or commit) of r2med datasets (default: pinned)."
-    ),
-]
+RevisionOpt = Annotated[str | None, typer.Option("--revision", help=help_of(key_field("data.revision")[0]))]
 RetriesOpt = Annotated[
     int | None,
     typer.Option("--max-retries", min=0, max=MAX_RETRIES, help=f"Retries per request (0..{MAX_RETRIES})."),
@@ -260,6 +258,7 @@ class Deprecated:
     value: Any = True
     kind: Any = str
     short: str | None = None
+    secret: bool = False  # its value is never shown (not in a refusal, not in a line)
 
     @property
     def param(self) -> str:
@@ -303,7 +302,8 @@ def _apply(alias: Deprecated, value: Any, kwargs: dict[str, Any]) -> None:
     warn_deprecated(alias.spelled, alias.replacement)
     if alias.set_key is not None:
         text = _setting(alias.value if alias.flag else value)
-        written = alias.old if alias.flag else f"{alias.old} {_setting(value)}"
+        value_shown = HIDDEN if alias.secret else _setting(value)
+        written = alias.old if alias.flag else shown(f"{alias.old} {value_shown}")
         kwargs["settings"] = [*(kwargs.get("settings") or []), SetEntry(f"{alias.set_key}={text}", written)]
         return
     assert alias.target is not None

@@ -32,7 +32,7 @@ from typing import Any
 
 from base import ConfigError
 from harness.eval import FusionSpec
-from harness.experiment._keys import Origins
+from harness.keys import Origins
 from harness.strategies import ID_FIELD, FusedArm, TemplateArm
 from harness.sweep import ParamAxis, ParamGrid
 from harness.templates import (
