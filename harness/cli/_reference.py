@@ -382,11 +382,38 @@ def changes_page(app: typer.Typer | None = None) -> str:
         "",
         intro,
         "",
+        *_CHANGED,
+        "",
+        "## Old names",
+        "",
         "| command | old | new |",
         "| --- | --- | --- |",
         *rows,
     ]
     return "\n".join(lines) + "\n"
+
+
+#: what changed besides the names (said once, here, beside them)
+_CHANGED = [
+    "## The connection: one table",
+    "",
+    "Every command that talks to a cluster reads the keys `connection.*` the same way: `--url`, "
+    "`--set connection.KEY=VALUE`, an experiment file's `[connection]`, the `ES_*` variables and the connection "
+    "file (`connection.config`, or `R2MED_HARNESS_CONFIG`). `--url` stays a flag; `--username`, `--password`, "
+    "`--api-key`, `--ca-cert`, `--insecure` and `--config` are hidden on every command (below). A password or an "
+    "API key given either way is never printed; prefer `ES_PASSWORD` / `ES_API_KEY`.",
+    "",
+    "## The run's config hash: from the keys' declarations",
+    "",
+    "The config hash (the default run directory `runs/MODE-HASH`, and what a resume checks) is now computed from "
+    "the keys that say they affect results (`key(affects=RESULTS)`), by their dotted names, instead of a list "
+    "kept by hand. So every run directory made before this release has another hash now: the same command "
+    "starts a new run directory instead of resuming the old one, and `harness run --output OLD_DIR` refuses "
+    "OLD_DIR (another config hash, both named). Finished old run directories stay readable (`harness report`, "
+    "`compare`, `gate`, `pool`, `rescore`: results.json is schema v2 as before, its `manifest.config` now keyed "
+    "`stats.seed`, ... where it had `seed`, ...; `rescore` reads both). Changing a key that affects only "
+    "performance or output (`search.batch_size`, `output.records`) still resumes a run.",
+]
 
 
 #: docs page -> what makes it
