@@ -27,7 +27,7 @@ from rich.text import Text
 from base import DEFAULT_KEY_ENV, ENV_HELP, ENV_VARS
 from harness.cli._options import REMOVED_IN, deprecated_of
 from harness.cli._views import flags_of
-from harness.experiment import COMMAND_TABLES, TABLES, Experiment
+from harness.experiment import ARRAY_TABLES, COMMAND_TABLES, TABLES, Experiment
 from harness.judgments.sources import SOURCES
 from harness.keys import declared
 from indexer import ENGINES
@@ -341,6 +341,9 @@ def experiment_keys_page(app: typer.Typer | None = None) -> str:
         for table in kind.tables:
             head = f'### [judgments], source = "{name}": {_docstring(table)}'
             lines += [head, "", *_key_table("judgments", table, flags)]
+    lines += ["## The file's own arms", ""]
+    for prefix, table in ARRAY_TABLES.items():
+        lines += [f"### [[{prefix}]]", "", _docstring(table), "", *_key_table(f"{prefix}[]", table, flags)]
     lines += ["## Other commands' tables", ""]
     for prefix, table in COMMAND_TABLES.items():
         lines += [f"### [{prefix}]", "", _docstring(table), "", *_key_table(prefix, table, flags)]

@@ -28,7 +28,15 @@ from harness.experiment._model import (
     identity,
     key_values,
 )
-from harness.experiment._registry import ALL_TABLES, COMMAND_TABLES, KEYS, describe_keys, every_key, key_field
+from harness.experiment._registry import (
+    ALL_TABLES,
+    ARRAY_TABLES,
+    COMMAND_TABLES,
+    KEYS,
+    describe_keys,
+    every_key,
+    key_field,
+)
 from harness.experiment._sources import LEGACY, flag_layer, read_file, set_layer, value_layer
 from harness.experiment._tables import (
     JUDGMENT_SOURCES,
@@ -67,6 +75,7 @@ def experiment(
 
 __all__ = [
     "ALL_TABLES",
+    "ARRAY_TABLES",
     "COMMAND_TABLES",
     "DEFAULT_SUM_WEIGHTS",
     "EXPERIMENT_MODE",

@@ -21,7 +21,15 @@ from typing import Any, TypeVar
 from base import ConfigError
 from harness._errors import SettingError
 from harness.eval import FusionSpec
-from harness.experiment._arms import ArmDefaults, Table, arms_and_fused, param_grid
+from harness.experiment._arms import (
+    ArmDefaults,
+    ArmKeys,
+    FusedKeys,
+    Table,
+    arms_and_fused,
+    param_grid,
+    read_tables,
+)
 from harness.experiment._checks import check, read_mapping, tuned_text
 from harness.experiment._model import Experiment
 from harness.experiment._registry import (
@@ -319,11 +327,13 @@ def build(
 
 def _with_arms(exp: Experiment, layer: Layer, origins: Origins) -> Experiment:
     """The file's ``[[arms]]`` and ``[[fused]]`` (a fused arm without a fusion takes the experiment's)."""
-    top = Table({name: g.value for name, g in layer.tables.items()}, "", origins)
     base = layer.source.resolve().parent if layer.source is not None else Path.cwd()
-    defaults = ArmDefaults(base, exp.embedding.model, exp.embedding.query_prompt)
-    arms, fused = arms_and_fused(top, defaults, exp.fusion)
-    return dataclasses.replace(exp, arms=arms, fused=fused)
+    defaults = ArmDefaults(base, exp.embedding.model, exp.embedding.query_prompt, origins)
+    tables = {name: g.value for name, g in layer.tables.items()}
+    arm_keys = read_tables(ArmKeys, "arms", tables.get("arms"), defaults)
+    fused_keys = read_tables(FusedKeys, "fused", tables.get("fused"), defaults)
+    arms, fused = arms_and_fused(arm_keys, fused_keys, defaults, exp.fusion)
+    return dataclasses.replace(exp, arms=arms, fused=fused, arm_keys=(*arm_keys, *fused_keys))
 
 
 def _params_table(values: Mapping[str, Given], origins: Origins) -> Table | None:

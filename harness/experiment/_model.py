@@ -9,7 +9,7 @@ named as the user wrote it. Its arms are a mode's built-in arms (``mode``) or th
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -78,6 +78,8 @@ class Experiment:
     #: the experiment file (None: built from a mode and flags) and its bytes' sha256
     source: Path | None = None
     sha256: str | None = None
+    #: the keys of the file's [[arms]] and [[fused]] tables, as given (the config hash reads them)
+    arm_keys: tuple[Any, ...] = field(default=(), repr=False)
     #: index.mapping read and checked (by the builder)
     user_mapping: UserMapping | None = field(default=None, repr=False, compare=False)
     #: whether the connection table is the file's own [connection] (then the environment is not read)
@@ -169,6 +171,8 @@ def plain(value: Any) -> Any:
         return value
     if isinstance(value, tuple | list):
         return [plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
     return value.isoformat() if isinstance(value, date) else str(value)
 
 
@@ -192,25 +196,20 @@ def identity(exp: Experiment) -> dict[str, Any]:
 
 
 def arms_identity(exp: Experiment) -> dict[str, Any]:
-    """What changes results of the file's own arms: every template, params, index and id field, every fusion."""
+    """What changes results of the file's own arms: each ``[[arms]]`` and ``[[fused]]`` table's keys that affect
+    results (from their declarations), with what its templates read, and the arm the sweep tunes."""
     swept = exp.swept_arm
-    return {
-        "arms": [
-            {
-                "name": a.name,
-                "templates": {p: t.text for p, t in a.templates.items()},
-                "params": dict(a.params),
-                "index": a.index,
-                "id_field": a.id_field,
-                "model": a.model,
-                "query_prompt": a.query_prompt,
-                "url": a.connection.url if a.connection else None,
-            }
-            for a in exp.arms
-        ],
-        "fused": [{"name": f.name, "inputs": list(f.inputs), "fusion": str(f.fusion)} for f in exp.fused],
-        "swept": swept.name if swept is not None else None,
-    }
+    texts = [{p: t.text for p, t in a.templates.items()} for a in exp.arms] + [{} for _ in exp.fused]
+    tables = [
+        {
+            name: plain(getattr(keys, name))
+            for name, f in declared(type(keys)).items()
+            if f.metadata["affects"] == RESULTS
+        }
+        | ({"templates": text} if text else {})
+        for keys, text in zip(exp.arm_keys, texts, strict=True)
+    ]
+    return {"arms": tables, "swept": swept.name if swept is not None else None}
 
 
 #: the experiment's tables (its fields that hold one)

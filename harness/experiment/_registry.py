@@ -15,12 +15,15 @@ import typing
 from typing import Any
 
 from harness.expand import ExpandKeys
+from harness.experiment._arms import ArmKeys, FusedKeys
 from harness.experiment._model import Experiment
 from harness.experiment._tables import TABLES
 from harness.judgments.clicks import QuerySetSpec, SimulationSpec
 from harness.judgments.sources import SOURCES, Source
 from harness.keys import declared, default_of
 
+#: the arrays of tables of an experiment file (``[[arms]]``, ``[[fused]]``): the keys of each entry
+ARRAY_TABLES: dict[str, type] = {"arms": ArmKeys, "fused": FusedKeys}
 #: the tables of commands other than ``harness run``, by their prefix
 COMMAND_TABLES: dict[str, type] = {"expand": ExpandKeys, "sample": QuerySetSpec, "simulate": SimulationSpec}
 #: every table of keys by its prefix (the experiment's first, in the order of the docs)

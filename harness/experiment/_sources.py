@@ -29,7 +29,7 @@ from typing import Any
 
 from base import ConfigError
 from harness.experiment._build import Layer
-from harness.experiment._registry import ALL_TABLES, KEYS, PARAMS, secret_keys
+from harness.experiment._registry import ALL_TABLES, ARRAY_TABLES, KEYS, PARAMS, secret_keys
 from harness.keys import FILE, FLAG, SET, Given, set_given
 
 #: top-level keys of experiment files written before the tables, and the keys they are now
@@ -47,7 +47,7 @@ LEGACY: dict[str, str] = {
     "model": "embedding.model",
 }
 #: arrays of tables: the file's own arms
-ARRAYS = ("arms", "fused")
+ARRAYS = tuple(ARRAY_TABLES)
 
 
 def _read(path: Path) -> tuple[dict[str, Any], str]:

@@ -7,6 +7,7 @@ import dataclasses
 import tomllib
 import types
 import typing
+from collections import abc
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
@@ -66,6 +67,10 @@ def _scalar(kind: Any, given: Given, meta: Mapping[str, Any]) -> Any:
         return _number(kind, value)
     if kind is date:
         return _date(value)
+    if typing.get_origin(kind) in (dict, Mapping, abc.Mapping):
+        if not isinstance(value, dict):
+            raise ValueError(f"expected a table, found {_describe(value)}")
+        return value
     if kind in (str, Path):
         if not isinstance(value, str):
             if given.raw is None:

@@ -11,7 +11,15 @@ from typing import Any
 
 import pytest
 
-from harness.experiment import ALL_TABLES, Experiment, JudgmentsTable, experiment, identity, key_values
+from harness.experiment import (
+    ALL_TABLES,
+    ARRAY_TABLES,
+    Experiment,
+    JudgmentsTable,
+    experiment,
+    identity,
+    key_values,
+)
 from harness.judgments.sources import SOURCES
 from harness.keys import AFFECTS, OUTPUT, PERFORMANCE, RESULTS, key
 
@@ -23,7 +31,7 @@ NOT_KEYS = {
 
 def _tables() -> list[type]:
     sources = [table for kind in SOURCES.values() for table in kind.tables]
-    return [*ALL_TABLES.values(), *sources]
+    return [*ALL_TABLES.values(), *ARRAY_TABLES.values(), *sources]
 
 
 @pytest.mark.parametrize("table", _tables(), ids=lambda t: t.__name__)
