@@ -12,7 +12,7 @@ reached through a subpackage's own ``__all__`` (``indexer.backends``, ``indexer.
 
 from indexer._admin import delete_indices, list_indices, resolve_deletion
 from indexer._build import IndexOptions, IndexSummary, build_index
-from indexer._connection import ConnectionSettings
+from indexer._connection import AUTH_KINDS, SIGV4_SERVICES, ConnectionSettings
 from indexer._layout import (
     ANALYSIS_CHAINS,
     BM25_FIELDS,
@@ -100,6 +100,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ANALYSIS_CHAINS",
+    "AUTH_KINDS",
     "BM25_FIELDS",
     "BM25_PARAMS",
     "CLICK",
@@ -118,6 +119,7 @@ __all__ = [
     "QUERIES_INDEX",
     "RRF_RETRIEVER",
     "SEARCH_TEMPLATE",
+    "SIGV4_SERVICES",
     "TRUST_FLAG",
     "VECTOR_INDEX_TYPES",
     "Backend",

@@ -39,6 +39,6 @@ CONNECTION_ALIASES: tuple[Deprecated, ...] = (
         new="ES_API_KEY or --set connection.api_key=VALUE",
     ),
     Deprecated("--ca-cert", set_key="connection.ca_cert"),
-    Deprecated("--insecure", set_key="connection.verify_certs", flag=True, value=False),
+    Deprecated("--insecure", set_key="connection.verify", flag=True, value=False),
     Deprecated("--config", set_key="connection.config"),
 )

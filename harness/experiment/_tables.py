@@ -27,9 +27,11 @@ from harness.strategies import LEXICAL_FIELDS
 from harness.sweep import ParamGrid, SweepSpec
 from indexer import (
     ANALYSIS_CHAINS,
+    AUTH_KINDS,
     BM25_FIELDS,
     DEFAULT_EMBED_BACKEND,
     KNN_ENGINES,
+    SIGV4_SERVICES,
     VECTOR_INDEX_TYPES,
     CachedEmbedder,
     ConnectionSettings,
@@ -44,6 +46,18 @@ from indexer import (
 )
 
 MAX_DEPTH = 1000
+CONNECTION_KEYS = (
+    "url",
+    "cloud_id",
+    "auth",
+    "username",
+    "password",
+    "api_key",
+    "region",
+    "service",
+    "ca_cert",
+    "request_timeout",
+)
 MAX_CANDIDATES = 10_000
 #: the connection key that names the connection file (not a setting of the connection itself)
 CONNECTION_FILE = "config"
@@ -98,21 +112,38 @@ class ConnectionTable:
     the local stack's file. Every key is read by name into the connection settings."""
 
     url: str | None = key(affects=PERFORMANCE, doc="Elasticsearch or OpenSearch URL")
+    cloud_id: str | None = key(
+        affects=PERFORMANCE, doc="Elastic Cloud's Cloud ID (names the URL; use with an API key)"
+    )
+    auth: str | None = key(
+        affects=PERFORMANCE,
+        choices=lambda: AUTH_KINDS,
+        doc="basic | api-key | sigv4 (default: what the credentials imply)",
+    )
     username: str | None = key(affects=PERFORMANCE, doc="basic-auth user")
     password: str | None = key(affects=PERFORMANCE, secret=True, doc="basic-auth password")
     api_key: str | None = key(affects=PERFORMANCE, secret=True, doc="encoded API key")
+    region: str | None = key(
+        affects=PERFORMANCE, doc="AWS region SigV4 signs for (else AWS_REGION or the AWS configuration's)"
+    )
+    service: str | None = key(
+        affects=PERFORMANCE, choices=lambda: SIGV4_SERVICES, doc="SigV4 service: es | aoss (Serverless)"
+    )
     ca_cert: Path | None = key(affects=PERFORMANCE, doc="PEM CA certificate to trust")
-    verify_certs: bool | None = key(affects=PERFORMANCE, doc="verify TLS certificates")
+    verify: bool | None = key(affects=PERFORMANCE, doc="verify TLS certificates")
+    verify_certs: bool | None = key(affects=PERFORMANCE, doc="old name of connection.verify")
     request_timeout: float | None = key(
         affects=PERFORMANCE, check=between(0, 3600, above=True), doc="seconds per request"
     )
     config: Path | None = key(affects=PERFORMANCE, doc="TOML file with a [connection] table")
 
     def settings(self, own: bool = False) -> ConnectionSettings:
-        """The connection: every key of this table by its name (``config`` names the connection file), over the
-        environment (not read when ``own``: an experiment file's own ``[connection]``), over that file."""
+        """The connection: every key of this table given, by its name (``config`` names the connection file),
+        over the environment (not read when ``own``: an experiment file's own ``[connection]``), over that file.
+        A key added to this table needs nothing more here."""
         values = {name: getattr(self, name) for name in declared(type(self)) if name != CONNECTION_FILE}
-        return ConnectionSettings.resolve(values, env={} if own else None, config_file=self.config)
+        given = {name: value for name, value in values.items() if value is not None}
+        return ConnectionSettings.resolve(given, env={} if own else None, config_file=self.config)
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,7 @@ def _headers(settings: ConnectionSettings) -> dict[str, str]:
 def _pool(settings: ConnectionSettings, timeout_s: float) -> urllib3.PoolManager:
     kwargs: dict[str, object] = {"timeout": urllib3.Timeout(total=timeout_s), "retries": False}
     if settings.url.startswith("https"):
-        if settings.verify_certs:
+        if settings.verify:
             kwargs["cert_reqs"] = ssl.CERT_REQUIRED
             if settings.ca_cert is not None:
                 kwargs["ca_certs"] = str(settings.ca_cert)

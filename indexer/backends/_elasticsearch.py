@@ -60,10 +60,10 @@ def build_client(settings: ConnectionSettings, **overrides: Any) -> Elasticsearc
     if settings.api_key is not None:
         kwargs["api_key"] = settings.api_key.reveal()
     if settings.url.startswith("https"):
-        kwargs["verify_certs"] = settings.verify_certs
+        kwargs["verify_certs"] = settings.verify
         if settings.ca_cert is not None:
             kwargs["ca_certs"] = str(settings.ca_cert)
-        if not settings.verify_certs:
+        if not settings.verify:
             kwargs["ssl_show_warn"] = False
     kwargs.update(overrides)
     return Elasticsearch(**kwargs)

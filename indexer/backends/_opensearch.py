@@ -135,10 +135,10 @@ def build_client(settings: ConnectionSettings, *, max_retries: int = 3) -> OpenS
     if settings.username is not None:
         kwargs["http_auth"] = (settings.username, settings.password.reveal() if settings.password else "")
     if settings.url.startswith("https"):
-        kwargs["verify_certs"] = settings.verify_certs
+        kwargs["verify_certs"] = settings.verify
         if settings.ca_cert is not None:
             kwargs["ca_certs"] = str(settings.ca_cert)
-        if not settings.verify_certs:
+        if not settings.verify:
             kwargs["ssl_show_warn"] = False
     return OpenSearch(**kwargs)
 

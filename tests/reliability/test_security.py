@@ -62,7 +62,7 @@ def test_api_key_created_by_elastic_works(secured_node: SecuredNode) -> None:
         )
     encoded = Secret(created["encoded"])
     settings = ConnectionSettings(url=secured_node.url, api_key=encoded, ca_cert=secured_node.ca_cert)
-    assert settings.redacted()["auth"] == "api_key"
+    assert settings.redacted()["auth"] == "api-key"
     assert not find_secret(repr(settings) + str(settings.redacted()), encoded)
     who = raw_es_client(settings).security.authenticate()
     assert who["authentication_type"] == "api_key"
@@ -198,7 +198,7 @@ def test_assert_no_secret_finds_leaks(tmp_path: Path) -> None:
 
 
 def test_insecure_skips_verification_only_when_asked(secured_node: SecuredNode) -> None:
-    settings = secured_node.settings(ca_cert=None, verify_certs=False)
+    settings = secured_node.settings(ca_cert=None, verify=False)
     assert settings.redacted()["verify_certs"] is False
     connect(settings).close()
     assert raw_es_client(settings).security.authenticate()["username"] == "elastic"

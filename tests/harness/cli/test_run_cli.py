@@ -57,7 +57,7 @@ OLD: list[tuple[list[str], str, Any]] = [
     (["--username", "elastic", "--password", "s3cret"], "connection.password", "s3cret"),
     (["--api-key", "a2V5"], "connection.api_key", "a2V5"),
     (["--ca-cert", str(REPO / "pyproject.toml")], "connection.ca_cert", REPO / "pyproject.toml"),
-    (["--insecure"], "connection.verify_certs", False),
+    (["--insecure"], "connection.verify", False),
     (["--config", str(REPO / "pyproject.toml")], "connection.config", REPO / "pyproject.toml"),
 ]  # fmt: skip
 #: the old flags that need a file (a mapping): checked with one
