@@ -69,8 +69,6 @@ from indexer.data import (
 )
 from indexer.embed import (
     DEFAULT_EMBED_BACKEND,
-    DEFAULT_MODEL,
-    TRUST_FLAG,
     CachedEmbedder,
     EmbeddingCache,
     Encoder,
@@ -106,7 +104,6 @@ __all__ = [
     "CLICK",
     "DEFAULT_DOCKER_IMAGE",
     "DEFAULT_EMBED_BACKEND",
-    "DEFAULT_MODEL",
     "ENGINES",
     "EVENTS_INDEX",
     "EXPANSION_FILE",
@@ -120,7 +117,6 @@ __all__ = [
     "RRF_RETRIEVER",
     "SEARCH_TEMPLATE",
     "SIGV4_SERVICES",
-    "TRUST_FLAG",
     "VECTOR_INDEX_TYPES",
     "Backend",
     "CachedEmbedder",

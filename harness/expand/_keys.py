@@ -14,7 +14,7 @@ from harness._errors import SettingError
 from harness.expand._expand import GENERATION_METHODS, ExpandConfig, llm_folder_name
 from harness.expand._generate import GenerationSettings
 from harness.expand._reasoning import AUTO, NONE, REASONING_FORMATS
-from harness.keys import OUTPUT, PERFORMANCE, RESULTS, between, key
+from harness.keys import MAX_RETRIES, OUTPUT, PERFORMANCE, RESULTS, between, key
 from indexer import BM25_FIELDS
 
 _SETTINGS = GenerationSettings()
@@ -98,7 +98,7 @@ class ExpandKeys:
     max_retries: int = key(
         _RETRY.max_retries,
         affects=PERFORMANCE,
-        check=between(0, 50),
+        check=between(0, MAX_RETRIES),
         doc="retries per query (429, 5xx, timeouts)",
     )
     backoff: float = key(

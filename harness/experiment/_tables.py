@@ -19,7 +19,7 @@ from harness.ann import DEFAULT_CANDIDATES
 from harness.eval import DEFAULT_MEASURES, STAT_TESTS
 from harness.judgments import DEFAULT_MODE, MODES
 from harness.judgments.sources import DEFAULT_SOURCE, SOURCES, Source
-from harness.keys import OUTPUT, PERFORMANCE, RESULTS, between, declared, key, nonempty
+from harness.keys import MAX_RETRIES, OUTPUT, PERFORMANCE, RESULTS, between, declared, key, nonempty
 from harness.load import MAX_CLIENTS, LoadOptions
 from harness.rerank import DEFAULT_DEPTH as RERANK_DEPTH
 from harness.sinks import SINKS
@@ -39,9 +39,11 @@ from indexer import (
     IndexOptions,
     UserMapping,
     VectorOptions,
+    backend_names,
     build_encoder,
     check_backend_name,
     endpoint_for,
+    remote_code_models,
     resolve_model,
 )
 
@@ -198,7 +200,7 @@ class IndexTable:
     max_retries: int = key(
         _INDEX.max_retries,
         affects=PERFORMANCE,
-        check=between(0, 50),
+        check=between(0, MAX_RETRIES),
         doc="retries per bulk request (429, 5xx, lost)",
     )
 
@@ -246,13 +248,18 @@ class EmbeddingTable:
         DEFAULT_EMBED_BACKEND,
         affects=RESULTS,
         check=backend_check,
-        doc="what computes the vectors: auto, or a backend (torch, onnx, onnx-int8, openvino) with an optional /PRECISION",
+        doc=f"what computes the vectors: {' | '.join(backend_names())}, a backend with an optional /PRECISION",
     )
     url: str | None = key(affects=PERFORMANCE, doc="OpenAI-compatible embeddings endpoint for openai:MODEL")
     key_env: str | None = key(affects=PERFORMANCE, doc="variable holding the endpoint's key")
     query_prompt: str | None = key(affects=RESULTS, empty=True, doc="put before every query")
     document_prompt: str | None = key(affects=RESULTS, empty=True, doc="put before every document")
-    trust_remote_code: bool = key(False, affects=PERFORMANCE, doc="let a model run its own Python code")
+    trust_remote_code: bool = key(
+        False,
+        affects=PERFORMANCE,
+        doc="let a model run its own Python code, as "
+        f"{', '.join(m.hub_id.rsplit('/', 1)[-1] for m in remote_code_models())} need (the manifest records it)",
+    )
 
     def embedder(
         self,
@@ -377,7 +384,10 @@ class SearchTable:
         _SEARCH.timeout_s, affects=PERFORMANCE, check=between(0, 3600, above=True), doc="seconds per request"
     )
     max_retries: int = key(
-        _SEARCH.max_retries, affects=PERFORMANCE, check=between(0, 50), doc="retries per msearch request"
+        _SEARCH.max_retries,
+        affects=PERFORMANCE,
+        check=between(0, MAX_RETRIES),
+        doc="retries per msearch request",
     )
 
     @property

@@ -16,6 +16,7 @@ registry of them all and the builder every command uses.
 from harness.keys._coerce import build_table, coerce, field_types, table_of
 from harness.keys._declare import (
     AFFECTS,
+    MAX_RETRIES,
     OUTPUT,
     PERFORMANCE,
     RESULTS,
@@ -34,6 +35,7 @@ __all__ = [
     "FILE",
     "FLAG",
     "HIDDEN",
+    "MAX_RETRIES",
     "OUTPUT",
     "PERFORMANCE",
     "RESULTS",

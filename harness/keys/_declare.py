@@ -20,6 +20,8 @@ from typing import Any
 RESULTS, PERFORMANCE, OUTPUT = "results", "performance", "output"
 AFFECTS = (RESULTS, PERFORMANCE, OUTPUT)
 
+#: retries of one request (an msearch, a chat call, a bulk chunk): the same range for every key of them
+MAX_RETRIES = 50
 #: a check: the value -> what was expected and found, or None when it is fine
 Check = Callable[[Any], str | None]
 

@@ -21,7 +21,7 @@ from harness.judgments.judge._combine import COMBINERS
 from harness.judgments.judge._context import CONTEXT_SOURCES, DATASET_FIELDS, ContextSpec
 from harness.judgments.judge._prompt import BUILTIN_PREFIX, BUILTIN_PROMPTS, JudgePrompt, load_prompt
 from harness.judgments.judge._scale import SCALES, Scale
-from harness.keys import PERFORMANCE, RESULTS, between, key
+from harness.keys import MAX_RETRIES, PERFORMANCE, RESULTS, between, key
 from harness.results import JudgeIdentity
 
 HUMAN_UNJUDGED = ("auto", "zero", "skip")
@@ -142,7 +142,7 @@ class JudgeOptions:
         doc="seconds per request",
     )
     max_retries: int = key(
-        _RETRY.max_retries, affects=PERFORMANCE, check=between(0, 50), doc="retries per request"
+        _RETRY.max_retries, affects=PERFORMANCE, check=between(0, MAX_RETRIES), doc="retries per request"
     )
     human_unjudged: str = key(
         "auto",

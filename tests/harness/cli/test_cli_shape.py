@@ -16,7 +16,8 @@ import pytest
 import typer
 
 from harness.cli import app
-from harness.cli._options import MAX_RETRIES, RevisionOpt
+from harness.cli._options import RevisionOpt
+from harness.keys import MAX_RETRIES
 
 #: visible options of other meaning that take a word of the old vocabulary
 RETIRED = ("--out", "--dir", "--user", "--model", "-m", "--base-url", "--api-key-env")
