@@ -15,7 +15,7 @@ from pathlib import Path
 
 from base import ConfigError
 from harness.eval import Comparison, Evaluation, Measure, compare_arms, evaluate, judged_only, parse_measures
-from harness.experiment import Experiment
+from harness.experiment import EvalTable, StatsTable
 from harness.results import read_run, scores_and_intervals
 from indexer import read_judgments
 
@@ -52,13 +52,12 @@ def run_names(paths: Sequence[Path]) -> list[str]:
     return [p.stem if stems.count(p.stem) == 1 else str(p) for p in paths]
 
 
-def score_files(runs: Sequence[Path], qrels: Path, exp: Experiment) -> Scores:
-    """Score each run file against ``qrels`` with the experiment's ``eval`` and ``stats`` keys."""
+def score_files(runs: Sequence[Path], qrels: Path, rules: EvalTable, stats: StatsTable) -> Scores:
+    """Score each run file against ``qrels`` with the ``eval`` and ``stats`` keys."""
     if not runs:
         raise ConfigError("expected at least one run file to score, found none")
     judged = read_judgments(qrels).qrels(None).qrels
-    measures = parse_measures(exp.stats.measures)
-    rules = exp.eval
+    measures = parse_measures(stats.measures)
     if rules.judged_only:
         measures = judged_only(measures)
     scored = []
@@ -70,7 +69,7 @@ def score_files(runs: Sequence[Path], qrels: Path, exp: Experiment) -> Scores:
             relevance_level=rules.relevance_level,
             complete=rules.counts_empty,
         )
-        means, ci95 = scores_and_intervals(ev, exp.stats.seed)
+        means, ci95 = scores_and_intervals(ev, stats.seed)
         scored.append(ScoredRun(name, path, ev, means, ci95))
     comparisons: list[Comparison] = []
     if len(scored) > 1:
@@ -80,9 +79,9 @@ def score_files(runs: Sequence[Path], qrels: Path, exp: Experiment) -> Scores:
             {"score": {r.name: r.evaluation.per_query[key] for r in scored}},
             [(scored[0].name, r.name) for r in scored[1:]],
             measure=key,
-            test=exp.stats.test,
-            alpha=exp.stats.alpha,
-            seed=exp.stats.seed,
+            test=stats.test,
+            alpha=stats.alpha,
+            seed=stats.seed,
         )
     settings = rules.rules.name + (f", -l {rules.relevance_level}" if rules.relevance_level != 1 else "")
     settings += ", -c" if rules.counts_empty else ", mean over queries with results"

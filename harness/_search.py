@@ -66,14 +66,6 @@ class SearchOptions:
     max_retries: int = 5
     initial_backoff_s: float = 0.5
 
-    def __post_init__(self) -> None:
-        if not 1 <= self.batch_size <= 1000:
-            raise ConfigError(f"expected an msearch batch size between 1 and 1000, found {self.batch_size}")
-        if not 1 <= self.concurrency <= 32:
-            raise ConfigError(f"expected a search concurrency between 1 and 32, found {self.concurrency}")
-        if self.timeout_s <= 0:
-            raise ConfigError(f"expected a positive --timeout, found {self.timeout_s}")
-
     @property
     def retry(self) -> Retry:
         return Retry(max_retries=self.max_retries, initial_backoff_s=self.initial_backoff_s)

@@ -72,8 +72,6 @@ from indexer.data import (
 )
 from indexer.embed import (
     DEFAULT_EMBED_BACKEND,
-    DEFAULT_MODEL,
-    TRUST_FLAG,
     CachedEmbedder,
     EmbeddingCache,
     Encoder,
@@ -112,7 +110,6 @@ __all__ = [
     "CLICK",
     "DEFAULT_DOCKER_IMAGE",
     "DEFAULT_EMBED_BACKEND",
-    "DEFAULT_MODEL",
     "ENGINES",
     "EVENTS_INDEX",
     "EXPANSION_FILE",
@@ -127,7 +124,6 @@ __all__ = [
     "RRF_RETRIEVER",
     "SEARCH_TEMPLATE",
     "SIGV4_SERVICES",
-    "TRUST_FLAG",
     "VECTOR_INDEX_TYPES",
     "Backend",
     "CachedEmbedder",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from base import CapabilityMissing, ConfigError
+from base import CapabilityMissing
 from harness.results import SweepSettings
-from indexer import VECTOR_INDEX_TYPES, Capabilities
+from indexer import Capabilities
 
 DEFAULT_CANDIDATES: tuple[int, ...] = (10, 20, 50, 100, 200, 500)
 #: swept by default where the probe finds them: the HNSW family and the exact reference
@@ -27,19 +27,6 @@ class SweepOptions:
     k: int = 10
     m: int = 16
     ef_construction: int = 100
-
-    def __post_init__(self) -> None:
-        unknown = sorted(set(self.index_types or ()) - set(VECTOR_INDEX_TYPES))
-        if unknown:
-            raise ConfigError(f"expected --ann-index-types among {list(VECTOR_INDEX_TYPES)}, found {unknown}")
-        if self.index_types is not None and not self.index_types:
-            raise ConfigError("expected at least one --ann-index-types value, found none")
-        if not 1 <= self.k <= 1000:
-            raise ConfigError(f"expected an ANN k between 1 and 1000, found {self.k}")
-        if not self.candidates or any(not self.k <= c <= 10_000 for c in self.candidates):
-            raise ConfigError(
-                f"expected --ann-candidates between k ({self.k}) and 10000, found {list(self.candidates)}"
-            )
 
     def resolve(self, caps: Capabilities) -> SweepSettings:
         """The settings this engine can run: asked types must all be there; default ones where found."""

@@ -10,29 +10,24 @@ Without ``--events`` the log is read from the cluster's ``ubi_events`` / ``ubi_q
 from __future__ import annotations
 
 import glob
-from collections.abc import Callable
-from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
 
 from base import ConfigError, write_json_atomic, write_jsonl_atomic
-from harness.cli._common import console, with_connection
-from harness.cli._options import Deprecated, default_of, given, with_deprecated, with_panels
+from harness.cli._common import CONNECTION, CONNECTION_ALIASES, URL, console
+from harness.cli._options import Deprecated, with_deprecated
+from harness.cli._views import Flag, with_keys
+from harness.experiment import Settings, View
 from harness.judgments.clicks import (
-    IMPRESSION_MODES,
-    MODEL_NAMES,
-    SAMPLE_METHODS,
     ClickJudgments,
     ClickModelSpec,
     QuerySetSpec,
     SimulationSpec,
-    SpecError,
     UbiSource,
     agreement,
     agreement_lines,
-    as_flag,
     from_log,
     judgment_lines,
     left_out,
@@ -46,12 +41,10 @@ from harness.judgments.clicks import (
     summary,
     write_simulation,
 )
+from harness.judgments.sources import Clicks
 from harness.results import load_ranking, rank_run
 from indexer import (
-    EVENTS_INDEX,
     JUDGMENT_FORMATS,
-    QUERIES_INDEX,
-    ConnectionSettings,
     Dataset,
     RatedPair,
     connect,
@@ -61,91 +54,83 @@ from indexer import (
     write_judgments,
 )
 
-T = TypeVar("T")
-
 clicks_app = typer.Typer(
     help="Judgments and query sets from User Behavior Insights (UBI) click logs; simulated logs to test them.",
     no_args_is_help=True,
 )
 
-EventsOpt = Annotated[
-    Path | None,
-    typer.Option("--events", help="JSON-lines export of ubi_events (default: read the cluster's index)."),
-]
-QueriesOpt = Annotated[
-    Path | None,
-    typer.Option("--queries", help="JSON-lines export of ubi_queries (the searches and their hits)."),
-]
-EventsIndexOpt = Annotated[
-    str | None, typer.Option("--events-index", help=f"The cluster's events index (default {EVENTS_INDEX}).")
-]
-QueriesIndexOpt = Annotated[
-    str | None,
-    typer.Option("--queries-index", help=f"The cluster's queries index (default {QUERIES_INDEX})."),
-]
-DatasetOpt = Annotated[
-    str | None,
-    typer.Option("--dataset", "-d", help="Dataset whose query ids name the log's queries (matched by text)."),
-]
-StartOpt = Annotated[str | None, typer.Option("--start", help="First day of events read (YYYY-MM-DD).")]
-EndOpt = Annotated[str | None, typer.Option("--end", help="Last day of events read (YYYY-MM-DD).")]
-SeedOpt = Annotated[
-    int | None, typer.Option("--seed", help=f"Random seed (default {default_of(QuerySetSpec, 'seed')}).")
-]
+LOG, MODEL, SAMPLE, SIM, AGREE, OUT = "Log", "Click model", "Sample", "Simulation", "Agreement", "Output"
+#: the UBI log's flags (keys of the clicks source: ``judgments.events``, ...)
+LOG_FLAGS: tuple[Flag, ...] = (
+    Flag("judgments.events", ("--events",), LOG, metavar="FILE", source="clicks"),
+    Flag("judgments.queries", ("--queries",), LOG, metavar="FILE", source="clicks"),
+    Flag("judgments.events_index", ("--events-index",), LOG, source="clicks"),
+    Flag("judgments.queries_index", ("--queries-index",), LOG, source="clicks"),
+    Flag("judgments.start", ("--start",), LOG, source="clicks"),
+    Flag("judgments.end", ("--end",), LOG, source="clicks"),
+)
+#: ``harness clicks judgments``: the clicks source of an experiment's ``[judgments]``, as flags
+JUDGMENTS = View("harness clicks judgments", tables=CONNECTION, source="clicks")
+JUDGMENTS_FLAGS: tuple[Flag, ...] = (
+    *LOG_FLAGS,
+    Flag("judgments.model", ("--click-model",), MODEL, source="clicks"),
+    Flag("judgments.max_rank", ("--max-rank",), MODEL, source="clicks"),
+    Flag("judgments.min_impressions", ("--min-impressions",), MODEL, source="clicks"),
+    Flag("judgments.cuts", ("--cuts",), MODEL, metavar="CUTS", source="clicks"),
+    URL,
+)
+_LOG_KEYS = ("events", "queries", "events_index", "queries_index", "start", "end")
+QUERIES = View(
+    "harness clicks queries", tables=("sample", *CONNECTION), source="clicks", source_keys=_LOG_KEYS
+)
+QUERIES_FLAGS: tuple[Flag, ...] = (
+    *LOG_FLAGS,
+    Flag("sample.method", ("--method",), SAMPLE),
+    Flag("sample.size", ("--size",), SAMPLE),
+    Flag("sample.seed", ("--seed",), SAMPLE),
+    URL,
+)
+SIMULATE = View(
+    "harness clicks simulate",
+    tables=("simulate", *CONNECTION),
+    source="clicks",
+    source_keys=("events_index", "queries_index"),
+)
+SIMULATE_FLAGS: tuple[Flag, ...] = (
+    Flag("simulate.searches", ("--searches",), SIM),
+    Flag("simulate.seed", ("--seed",), SIM),
+    Flag("simulate.impressions", ("--impressions",), SIM),
+    Flag("judgments.events_index", ("--events-index",), OUT, source="clicks"),
+    Flag("judgments.queries_index", ("--queries-index",), OUT, source="clicks"),
+    URL,
+)
+
+DATASET_HELP = "Dataset whose query ids name the log's queries (matched by text)."
 # --output/-o as harness.cli._options.output_option spells it (an annotation mypy can read)
 JudgmentsOutOpt = Annotated[
     Path | None,
-    typer.Option("--output", "-o", help="Judgments file to write (and a .clicks.json summary beside it)."),
+    typer.Option(
+        "--output",
+        "-o",
+        help="Judgments file to write (and a .clicks.json summary beside it).",
+        rich_help_panel=OUT,
+    ),
 ]
 QuerySetOutOpt = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Query set to write (JSONL: _id, text, frequency).")
+    Path | None,
+    typer.Option(
+        "--output", "-o", help="Query set to write (JSONL: _id, text, frequency).", rich_help_panel=OUT
+    ),
 ]
 LogOutOpt = Annotated[
     Path | None,
     typer.Option(
-        "--output", "-o", help="Folder to write ubi_queries.jsonl, ubi_events.jsonl and runs/*.trec to."
+        "--output",
+        "-o",
+        help="Folder to write ubi_queries.jsonl, ubi_events.jsonl and runs/*.trec to.",
+        rich_help_panel=OUT,
     ),
 ]
-
-
-def _date(value: str | None, flag: str) -> date | None:
-    try:
-        return date.fromisoformat(value) if value else None
-    except ValueError:
-        raise ConfigError(f"{flag}: expected a date YYYY-MM-DD, found {value!r}") from None
-
-
-#: spec keys whose flag is not the key's own spelling
-FLAGS = {"model": "--click-model"}
-
-
-def _built(kind: Callable[..., T], **values: Any) -> T:
-    """``kind`` built from the flags given (defaults: the spec's); a value refused names its flag."""
-    try:
-        return kind(**given(**values))
-    except SpecError as exc:
-        raise exc.at(FLAGS.get(exc.key, as_flag(exc.key))) from None
-
-
-def _source(
-    events: Path | None, queries: Path | None, events_index: str | None, queries_index: str | None
-) -> UbiSource:
-    if events is not None:
-        if events_index or queries_index:
-            raise ConfigError("expected --events (a file) or --events-index (the cluster), found both")
-        return UbiSource(events=events, queries=queries)
-    if queries is not None:
-        raise ConfigError("--queries (a file) needs --events (a file): found --queries alone")
-    return UbiSource.cluster(events_index or EVENTS_INDEX, queries_index or QUERIES_INDEX)
-
-
-def _cuts(text: str | None) -> tuple[float, ...] | None:
-    if text is None:
-        return None
-    try:
-        return tuple(float(c) for c in text.split(",") if c.strip())
-    except ValueError:
-        raise ConfigError(f"--cuts: expected numbers separated by commas, found {text!r}") from None
 
 
 def _dataset(name: str | None) -> Dataset | None:
@@ -180,85 +165,46 @@ def _write(
     )
 
 
-@with_panels(
-    {
-        "Log": ["events", "queries", "events_index", "queries_index", "start", "end"],
-        "Click model": ["click_model", "max_rank", "min_impressions", "cuts"],
-        "Agreement": ["dataset", "against", "runs"],
-        "Output": ["output", "fmt"],
-    }
-)
-@with_deprecated(Deprecated("--model", "click_model", new="--click-model"))
-@with_connection
+@with_deprecated(Deprecated("--model", "click_model", new="--click-model"), *CONNECTION_ALIASES)
+@with_keys(JUDGMENTS, JUDGMENTS_FLAGS, panel=OUT)
 def judgments_command(
-    events: EventsOpt = None,
-    queries: QueriesOpt = None,
-    events_index: EventsIndexOpt = None,
-    queries_index: QueriesIndexOpt = None,
-    click_model: Annotated[
-        str | None,
-        typer.Option(
-            "--click-model",
-            help=f"{' | '.join(MODEL_NAMES)} (default {default_of(ClickModelSpec, 'model')}).",
-        ),
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", "-d", help=DATASET_HELP, rich_help_panel=AGREE)
     ] = None,
-    max_rank: Annotated[
-        int | None,
-        typer.Option(
-            "--max-rank",
-            min=1,
-            help=f"Deepest rank read (default {default_of(ClickModelSpec, 'max_rank')}).",
-        ),
-    ] = None,
-    start: StartOpt = None,
-    end: EndOpt = None,
-    min_impressions: Annotated[
-        int | None,
-        typer.Option(
-            "--min-impressions",
-            min=1,
-            help=f"Pairs shown fewer times are left out (default {default_of(ClickModelSpec, 'min_impressions')}).",
-        ),
-    ] = None,
-    cuts: Annotated[
-        str | None,
-        typer.Option(
-            "--cuts",
-            help="Score cut points for grades 1, 2, ... (default "
-            f"{','.join(f'{c:g}' for c in default_of(ClickModelSpec, 'cuts'))}: one cut, binary grades).",
-        ),
-    ] = None,
-    dataset: DatasetOpt = None,
     against: Annotated[
         Path | None,
-        typer.Option("--against", help="Judgments to measure agreement with (default: --dataset's qrels)."),
+        typer.Option(
+            "--against",
+            help="Judgments to measure agreement with (default: --dataset's qrels).",
+            rich_help_panel=AGREE,
+        ),
     ] = None,
     runs: Annotated[
         list[str] | None,
-        typer.Option("--runs", help="TREC run files (globs) to order by nDCG@10 under both labels."),
+        typer.Option(
+            "--runs",
+            help="TREC run files (globs) to order by nDCG@10 under both labels.",
+            rich_help_panel=AGREE,
+        ),
     ] = None,
     output: JudgmentsOutOpt = None,
     fmt: Annotated[
-        str | None, typer.Option("--format", help=f"{', '.join(JUDGMENT_FORMATS)} (default trec).")
+        str | None,
+        typer.Option("--format", help=f"{', '.join(JUDGMENT_FORMATS)} (default trec).", rich_help_panel=OUT),
     ] = None,
     *,
-    conn: ConnectionSettings,
+    keys: Settings,
 ) -> None:
     """Judgments per (query, document) from a UBI click log: clicks over the clicks expected at the ranks shown."""
-    spec = _built(
-        ClickModelSpec,
-        model=click_model,
-        max_rank=max_rank,
-        min_impressions=min_impressions,
-        cuts=_cuts(cuts),
-        start=_date(start, "--start"),
-        end=_date(end, "--end"),
-    )
-    log = read_log(_source(events, queries, events_index, queries_index), spec, conn)
-    for note in log.notes:
-        console.print(f"{log.source}: {note}", highlight=False)
+    source = keys.source
+    assert isinstance(source, Clicks)
     data = _dataset(dataset)
-    judged, ids = from_log(log, spec, data.queries if data else None)
+    log = read_log(source.log, source.model, keys.connection())
+    for (
+        note
+    ) in log.notes:  # what the reader made of the log (bulk action lines, 0-based ranks, empty searches)
+        console.print(f"{log.source}: {note}", highlight=False)
+    judged, ids = from_log(log, source.model, data.queries if data else None)
     for line in judgment_lines(judged):
         console.print(line, highlight=False)
     reference = _reference(against, data)
@@ -271,48 +217,23 @@ def judgments_command(
         )
 
 
-@with_panels(
-    {
-        "Log": ["events", "queries", "events_index", "queries_index", "start", "end"],
-        "Sample": ["method", "size", "seed", "dataset"],
-        "Output": ["output"],
-    }
-)
-@with_connection
+@with_deprecated(*CONNECTION_ALIASES)
+@with_keys(QUERIES, QUERIES_FLAGS, panel=OUT)
 def queries_command(
-    events: EventsOpt = None,
-    queries: QueriesOpt = None,
-    events_index: EventsIndexOpt = None,
-    queries_index: QueriesIndexOpt = None,
-    method: Annotated[
-        str | None,
-        typer.Option(
-            "--method", help=f"{' | '.join(SAMPLE_METHODS)} (default {default_of(QuerySetSpec, 'method')})."
-        ),
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", "-d", help=DATASET_HELP, rich_help_panel=SAMPLE)
     ] = None,
-    size: Annotated[
-        int | None,
-        typer.Option(
-            "--size", min=1, help=f"Queries to sample (default {default_of(QuerySetSpec, 'size')})."
-        ),
-    ] = None,
-    seed: SeedOpt = None,
-    start: StartOpt = None,
-    end: EndOpt = None,
-    dataset: DatasetOpt = None,
     output: QuerySetOutOpt = None,
     *,
-    conn: ConnectionSettings,
+    keys: Settings,
 ) -> None:
     """A query set from a UBI log: random, probability proportional to frequency (pps), or the top N."""
-    spec = _built(ClickModelSpec, start=_date(start, "--start"), end=_date(end, "--end"))
-    log = read_log(_source(events, queries, events_index, queries_index), spec, conn)
+    spec = keys.table(ClickModelSpec)
+    log = read_log(keys.table(UbiSource), spec, keys.connection())
     frequencies = query_frequencies(log, spec.event_filter())
     data = _dataset(dataset)
     chosen = sample_queries(
-        frequencies,
-        _built(QuerySetSpec, method=method, size=size, seed=seed),
-        query_ids(frequencies, data.queries if data else None),
+        frequencies, keys.table(QuerySetSpec), query_ids(frequencies, data.queries if data else None)
     )
     for line in query_set_lines(chosen):
         console.print(line, highlight=False)
@@ -323,47 +244,30 @@ def queries_command(
         console.print(f"wrote {output}", highlight=False)
 
 
-@with_panels(
-    {
-        "Simulation": ["dataset", "searches", "seed", "impressions"],
-        "Output": ["output", "to_index", "events_index", "queries_index"],
-    }
-)
-@with_connection
+@with_deprecated(*CONNECTION_ALIASES)
+@with_keys(SIMULATE, SIMULATE_FLAGS, panel=OUT)
 def simulate_command(
     output: LogOutOpt = None,
     dataset: Annotated[
-        str | None, typer.Option("--dataset", "-d", help="Judged dataset to simulate (default sample).")
-    ] = None,
-    searches: Annotated[
-        int | None,
-        typer.Option(
-            "--searches",
-            min=1,
-            help=f"Searches to simulate (default {default_of(SimulationSpec, 'searches')}).",
-        ),
-    ] = None,
-    seed: SeedOpt = None,
-    impressions: Annotated[
         str | None,
         typer.Option(
-            "--impressions", help=f"{' | '.join(IMPRESSION_MODES)}: impression events, or hit ids only."
+            "--dataset", "-d", help="Judged dataset to simulate (default sample).", rich_help_panel=SIM
         ),
     ] = None,
     to_index: Annotated[
-        bool, typer.Option("--index", help="Also index the log into the cluster's UBI indices.")
+        bool,
+        typer.Option(
+            "--index", help="Also index the log into the cluster's UBI indices.", rich_help_panel=OUT
+        ),
     ] = False,
-    events_index: EventsIndexOpt = None,
-    queries_index: QueriesIndexOpt = None,
     *,
-    conn: ConnectionSettings,
+    keys: Settings,
 ) -> None:
     """A seeded UBI log of a judged dataset's queries, clicked by a position-based click model."""
     if output is None:
         raise ConfigError("--output: expected a folder to write the simulated log to, found none")
     data = load_dataset(dataset or "sample")
-    spec = _built(SimulationSpec, searches=searches, seed=seed, impressions=impressions)
-    sim = simulate(data.queries, data.qrels, [d.id for d in data.iter_corpus()], spec)
+    sim = simulate(data.queries, data.qrels, [d.id for d in data.iter_corpus()], keys.table(SimulationSpec))
     written = write_simulation(output, sim)
     console.print(
         f"{sim.log.source}: {len(sim.log.events)} events over {len(sim.rankings)} queries of {data.name} "
@@ -371,13 +275,10 @@ def simulate_command(
         highlight=False,
     )
     if to_index:
-        names = {
-            "events_index": events_index or EVENTS_INDEX,
-            "queries_index": queries_index or QUERIES_INDEX,
-        }
-        backend = connect(conn)
+        ubi = keys.table(UbiSource)
+        backend = connect(keys.connection())
         try:
-            counts = index_ubi(backend, sim.log, **names)
+            counts = index_ubi(backend, sim.log, events_index=ubi.events_in, queries_index=ubi.queries_in)
         finally:
             backend.close()
         console.print(

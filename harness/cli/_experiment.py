@@ -1,48 +1,49 @@
-"""``harness run``'s flags as experiment keys: which key each flag sets, how it was written, and the hidden
+"""``harness run``'s flags as experiment keys (:data:`FLAGS`: one map, each flag a view of one key) and the hidden
 old flags (one release of grace, each now a ``--set`` or a renamed option).
 
-The command only collects what was given (every option defaults to None: "not given"); the experiment
-builder (:func:`harness.experiment.experiment`) does the rest, so ``harness run MODE [flags]``,
-``--experiment FILE`` and ``--set KEY=VALUE`` fill one typed experiment, checked once.
+The command only collects what was given; the experiment builder (:func:`harness.experiment.build`) does the
+rest, so ``harness run MODE [flags]``, ``--experiment FILE`` and ``--set KEY=VALUE`` fill one typed
+experiment, checked once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
 
+from harness.cli._common import CONNECTION_ALIASES, URL
 from harness.cli._options import Deprecated
-from harness.experiment import Experiment, experiment
+from harness.cli._views import Flag
+from harness.experiment import Experiment, Layer, build
 
-#: the key each visible flag of ``harness run`` sets (the run command's parameter -> (flag, key))
-FLAGS: dict[str, tuple[str, str]] = {
-    "mode": ("MODE", "mode"),
-    "dataset": ("--dataset", "data.datasets"),
-    "queries": ("--queries", "data.queries"),
-    "qrels": ("--qrels", "data.qrels"),
-    "split": ("--split", "data.split"),
-    "embed_model": ("--embed-model", "embedding.model"),
-    "expansion": ("--expansion", "expansion.method"),
-    "rerank": ("--rerank", "rerank.model"),
-    "fusion": ("--fusion", "fusion"),
-    "tune_on": ("--tune-on", "sweep.tune_on"),
-    "load": ("--load", "load.enabled"),
-    "ann_sweep": ("--ann-sweep", "ann.sweep"),
-    "output": ("--output", "output.dir"),
-    "records": ("--records", "output.records"),
-    "quiet": ("--quiet", "output.quiet"),
-    "wide": ("--wide", "output.wide"),
-    "url": ("--url", "connection.url"),
-    "username": ("--username", "connection.username"),
-    "password": ("--password", "connection.password"),
-    "api_key": ("--api-key", "connection.api_key"),
-    "ca_cert": ("--ca-cert", "connection.ca_cert"),
-    "insecure": ("--insecure", "connection.verify"),
-    "config": ("--config", "connection.config"),
-}
-#: flags whose value is never shown in a refusal
-SECRET = frozenset({"password", "api_key"})
+#: the help panels (``Options`` is typer's own: --help joins the output options there)
+DATA, ARMS, OUT = "What to evaluate", "Arms and phases", "Options"
+
+#: the key each visible flag of ``harness run`` sets
+FLAGS: tuple[Flag, ...] = (
+    Flag("mode", ("MODE",)),
+    Flag("data.datasets", ("--dataset", "-d"), DATA, metavar="NAME"),
+    Flag("data.queries", ("--queries",), DATA, metavar="FILE"),
+    Flag("data.qrels", ("--qrels",), DATA, metavar="FILE"),
+    Flag("data.split", ("--split",), DATA, metavar="NAME"),
+    Flag("embedding.model", ("--embed-model",), ARMS, metavar="MODEL"),
+    Flag("expansion.method", ("--expansion",), ARMS, metavar="METHOD"),
+    Flag("rerank.model", ("--rerank",), ARMS, metavar="MODEL"),
+    Flag("fusion", ("--fusion",), ARMS, metavar="SPEC"),
+    Flag("sweep.tune_on", ("--tune-on",), ARMS, metavar="HOW"),
+    Flag("load.enabled", ("--load",), ARMS),
+    Flag("ann.sweep", ("--ann-sweep",), ARMS),
+    Flag("output.dir", ("--output", "-o"), OUT, metavar="DIR"),
+    Flag("output.records", ("--records",), OUT, metavar="SINKS"),
+    Flag("output.quiet", ("--quiet", "-q"), OUT),
+    Flag("output.wide", ("--wide",), OUT),
+    URL,
+)
+
+
+def run_experiment(file: Layer | None, layers: Sequence[Layer], names: Mapping[str, str]) -> Experiment:
+    """The experiment ``harness run`` was asked for: ``file`` (if any) under the flags, under ``--set``."""
+    return build(file, layers, flags=names)
+
 
 #: the flags ``harness run`` had before the experiment model, kept hidden for one release
 DEPRECATED: tuple[Deprecated, ...] = (
@@ -82,39 +83,5 @@ DEPRECATED: tuple[Deprecated, ...] = (
     Deprecated("--records-url", set_key="output.records_url"),
     Deprecated("--progress", set_key="output.quiet", flag=True, value=False),
     Deprecated("--no-progress", set_key="output.quiet", new="--quiet", flag=True),
+    *CONNECTION_ALIASES,
 )
-
-
-def _written(param: str, flag: str, value: Any) -> str:
-    """How the user wrote a flag (a secret's value never shown)."""
-    if param in SECRET or isinstance(value, bool):
-        return flag
-    if isinstance(value, list | tuple):
-        return " ".join(f"{flag} {v}" for v in value)
-    return f"{flag} {value}"
-
-
-def _value(param: str, value: Any) -> Any:
-    if param == "insecure":
-        return False if value else None  # --insecure: do not verify certificates
-    if isinstance(value, bool):
-        return True if value else None  # a switch not given is not given
-    if isinstance(value, Path):
-        return str(value)
-    return value
-
-
-def flag_values(given: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
-    """``{key: (value, as written)}`` of the flags given (``given``: the command's parameters)."""
-    out: dict[str, tuple[Any, str]] = {}
-    for param, (flag, key) in FLAGS.items():
-        value = _value(param, given.get(param))
-        if value is not None:
-            out[key] = (value, _written(param, flag, given[param]))
-    return out
-
-
-def experiment_of(given: Mapping[str, Any], file: Path | None, settings: Sequence[str] | None) -> Experiment:
-    """The experiment ``harness run`` was asked for: ``file`` (if any) under the flags, under ``--set``."""
-    names = {key: flag for param, (flag, key) in FLAGS.items() if param != "mode"}
-    return experiment(file, flags=flag_values(given), settings=settings or (), flag_names=names)

@@ -2,176 +2,100 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from base import ConfigError, EngineUnavailable, IndexingError
-from harness.cli._common import CONNECTION_NAMES, console, with_connection
-from harness.cli._options import (
-    Deprecated,
-    DocumentPromptOpt,
-    EmbedBackendOpt,
-    EmbedKeyEnvOpt,
-    EmbedModelsOpt,
-    EmbedUrlOpt,
-    FieldMapOpt,
-    MappingOpt,
-    QueryPromptOpt,
-    QuietOpt,
-    RevisionOpt,
-    TrustRemoteCodeOpt,
-    given,
-    retries_option,
-    with_deprecated,
-    with_panels,
+from harness.cli._common import CONNECTION, CONNECTION_ALIASES, URL, console
+from harness.cli._options import Deprecated, with_deprecated
+from harness.cli._views import Flag, with_keys
+from harness.experiment import (
+    DataTable,
+    EmbeddingTable,
+    IndexTable,
+    OutputTable,
+    Settings,
+    View,
+    read_mapping,
 )
+from harness.keys import declared
 from indexer import (
-    ANALYSIS_CHAINS,
-    DEFAULT_EMBED_BACKEND,
-    DEFAULT_MODEL,
-    KNN_ENGINES,
-    VECTOR_INDEX_TYPES,
     CachedEmbedder,
     ConnectionSettings,
     EmbeddingCache,
-    FieldMapError,
     IndexOptions,
     IndexSummary,
-    UserMapping,
-    VectorOptions,
     adopt_bundled,
-    build_encoder,
     build_index,
     connect,
     delete_indices,
-    endpoint_for,
     list_indices,
     load_dataset,
-    load_user_mapping,
     resolve_deletion,
-    resolve_model,
     resolve_specs,
 )
 
-__all__ = ["FieldMapOpt", "MappingOpt", "index", "make_embedders", "register", "user_mapping"]
+__all__ = ["index", "register"]
 
-_DEFAULT = IndexOptions()
-_VECTOR = _DEFAULT.vector
-MIB = 1024 * 1024
-
-DatasetOpt = Annotated[
-    list[str], typer.Option("--dataset", "-d", help="sample, r2med, r2med/<Name> or a folder; repeatable.")
-]
-NoVectorsOpt = Annotated[bool, typer.Option("--no-vectors", help="Index the BM25 text side only.")]
-AnalysisOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--analysis",
-        help=f"Text analysis chain: {' | '.join(ANALYSIS_CHAINS)} (default: the first the engine offers).",
+#: the index keys ``harness run`` alone reads (how the lexical arm searches)
+SEARCH_SIDE = ("bm25", "lexical_field")
+VIEW = View(
+    "harness index",
+    tables=("embedding", *CONNECTION),
+    keys=(
+        "data.datasets",
+        "data.revision",
+        "output.quiet",
+        *(f"index.{n}" for n in declared(IndexTable) if n not in SEARCH_SIDE),
     ),
-]
-VectorTypeOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--vector-type", help=f"One of {', '.join(VECTOR_INDEX_TYPES)} (default {_VECTOR.index_type})."
-    ),
-]
-HnswMOpt = Annotated[
-    int | None, typer.Option("--hnsw-m", min=2, max=512, help=f"HNSW graph degree (default {_VECTOR.m}).")
-]
-HnswEfOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--hnsw-ef-construction",
-        min=10,
-        max=3200,
-        help=f"HNSW candidates while building (default {_VECTOR.ef_construction}).",
-    ),
-]
-KnnEngineOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--knn-engine",
-        help=f"OpenSearch k-NN engine: {' | '.join(KNN_ENGINES)} (default lucene; the only one the "
-        "managed node can run).",
-    ),
-]
-WorkersOpt = Annotated[
-    int | None,
-    typer.Option("--workers", min=1, max=32, help=f"Parallel bulk senders (default {_DEFAULT.workers})."),
-]
-ChunkOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--chunk-mb",
-        min=0.1,
-        max=100,
-        help=f"Bulk request size in MiB (default {_DEFAULT.max_chunk_bytes / MIB:g}).",
-    ),
-]
-ReplicasOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--replicas",
-        min=0,
-        max=5,
-        help="Replicas once loaded (default: your --mapping's, else 0 on a one-node cluster and 1 otherwise).",
-    ),
-]
-ShardsOpt = Annotated[
-    int | None, typer.Option("--shards", min=1, max=64, help=f"Primary shards (default {_DEFAULT.shards}).")
-]
-IndexRetriesOpt = Annotated[
-    int | None, retries_option("bulk request (429, 5xx, connection lost)", _DEFAULT.max_retries)
+)
+DATA, EMBED, LAYOUT, OUT = "Data", "Embedding", "Index layout", "Output"
+VECTOR, BULK = "Vector index (advanced)", "Bulk loading (advanced)"
+#: the flag of each key (the others: --set KEY=VALUE, or the experiment file)
+FLAGS: tuple[Flag, ...] = (
+    Flag("data.datasets", ("--dataset", "-d"), DATA, metavar="NAME"),
+    Flag("data.revision", ("--revision",), DATA),
+    Flag("embedding.model", ("--embed-model",), EMBED, metavar="MODEL", many=True),
+    Flag("embedding.backend", ("--embed-backend",), EMBED),
+    Flag("embedding.url", ("--embed-url",), EMBED, metavar="URL"),
+    Flag("embedding.key_env", ("--embed-key-env",), EMBED, metavar="VAR"),
+    Flag("embedding.query_prompt", ("--query-prompt",), EMBED),
+    Flag("embedding.document_prompt", ("--document-prompt",), EMBED),
+    Flag("embedding.trust_remote_code", ("--trust-remote-code",), EMBED),
+    Flag("index.analysis", ("--analysis",), LAYOUT),
+    Flag("index.mapping", ("--mapping",), LAYOUT, metavar="FILE"),
+    Flag("index.field_map", ("--field-map",), LAYOUT, metavar="MAP"),
+    Flag("index.shards", ("--shards",), LAYOUT),
+    Flag("index.replicas", ("--replicas",), LAYOUT),
+    Flag("index.vector_type", ("--vector-type",), VECTOR),
+    Flag("index.hnsw_m", ("--hnsw-m",), VECTOR),
+    Flag("index.hnsw_ef_construction", ("--hnsw-ef-construction",), VECTOR),
+    Flag("index.knn_engine", ("--knn-engine",), VECTOR),
+    Flag("index.workers", ("--workers",), BULK),
+    Flag("index.chunk_mb", ("--chunk-mb",), BULK),
+    Flag("index.max_retries", ("--max-retries",), BULK),
+    Flag("output.quiet", ("--quiet", "-q"), OUT),
+    URL,
+)
+NoVectorsOpt = Annotated[
+    bool, typer.Option("--no-vectors", help="Index the BM25 text side only.", rich_help_panel=EMBED)
 ]
 
 
-def user_mapping(mapping: Path | None, field_map: str | None) -> UserMapping | None:
-    """``--mapping`` and ``--field-map``, read and checked (a ConfigError naming file and JSON path)."""
-    if mapping is None:
-        if field_map is not None:
-            raise ConfigError("--field-map says where --mapping keeps the corpus, so it needs --mapping FILE")
-        return None
-    try:
-        return load_user_mapping(mapping, field_map)
-    except FieldMapError as exc:
-        raise ConfigError(f"--field-map {field_map}: {exc}") from None
-
-
-def make_embedders(
-    models: list[str] | None,
-    *,
-    no_vectors: bool = False,
-    base_url: str | None = None,
-    api_key_env: str | None = None,
-    backend: str = DEFAULT_EMBED_BACKEND,
-    query_prompt: str | None = None,
-    document_prompt: str | None = None,
-    trust_remote_code: bool = False,
-    progress: bool = False,
-) -> list[CachedEmbedder]:
+def _embedders(keys: Settings, no_vectors: bool, progress: bool) -> list[CachedEmbedder]:
+    """One embedder per model given (``--embed-model`` repeated), of the embedding table's keys."""
     if no_vectors:
-        if models:
-            raise ConfigError("--no-vectors and --embed-model exclude each other")
+        if "embedding.model" in keys.given:
+            raise keys.fail(
+                "embedding.model", "names a model to embed with: expected no --no-vectors with it"
+            )
         return []
-    names = models or [DEFAULT_MODEL]
-    endpoint = endpoint_for(names, base_url, api_key_env)
+    emb = keys.table(EmbeddingTable)
     cache = EmbeddingCache()
-    specs = [
-        resolve_model(
-            n, query_prompt=query_prompt, document_prompt=document_prompt, trust_remote_code=trust_remote_code
-        )
-        for n in names
-    ]
-    return [
-        CachedEmbedder(
-            build_encoder(spec, endpoint=endpoint, cache=cache, backend=backend, progress=progress), cache
-        )
-        for spec in specs
-    ]
+    models = dict.fromkeys((emb.model, *keys.more.get("embedding.model", ())))
+    return [emb.embedder(m, emb.query_prompt, emb.document_prompt, progress, cache) for m in models]
 
 
 def print_summary(s: IndexSummary) -> None:
@@ -186,99 +110,29 @@ def print_summary(s: IndexSummary) -> None:
     )
 
 
-PANELS = {
-    "Data": ("dataset", "revision"),
-    "Embedding": (
-        "embed_model",
-        "no_vectors",
-        "embed_backend",
-        "embed_url",
-        "embed_key_env",
-        "query_prompt",
-        "document_prompt",
-        "trust_remote_code",
-    ),
-    "Index layout": (
-        "analysis",
-        "mapping",
-        "field_map",
-        "shards",
-        "replicas",
-    ),
-    "Vector index (advanced)": ("vector_type", "hnsw_m", "hnsw_ef_construction", "knn_engine"),
-    "Bulk loading (advanced)": ("workers", "chunk_mb", "max_retries"),
-    "Output": ("quiet",),
-    "Cluster": CONNECTION_NAMES,
-}
-#: the names `harness index` took before one name per concept (hidden; one release)
+#: the names `harness index` took before (hidden; one release)
 OLD_NAMES = (
     Deprecated("--model", "embed_model", kind=list[str], short="-m"),
     Deprecated("--base-url", "embed_url"),
     Deprecated("--api-key-env", "embed_key_env"),
     Deprecated("--no-progress", "quiet", flag=True),
     Deprecated("--progress", "quiet", flag=True, value=False, new="leaving it out (progress is the default)"),
+    *CONNECTION_ALIASES,
 )
 
 
-@with_panels(PANELS)
-@with_connection
 @with_deprecated(*OLD_NAMES)
-def index(
-    dataset: DatasetOpt,
-    revision: RevisionOpt = None,
-    embed_model: EmbedModelsOpt = None,
-    no_vectors: NoVectorsOpt = False,
-    embed_backend: EmbedBackendOpt = None,
-    embed_url: EmbedUrlOpt = None,
-    embed_key_env: EmbedKeyEnvOpt = None,
-    query_prompt: QueryPromptOpt = None,
-    document_prompt: DocumentPromptOpt = None,
-    trust_remote_code: TrustRemoteCodeOpt = False,
-    analysis: AnalysisOpt = None,
-    mapping: MappingOpt = None,
-    field_map: FieldMapOpt = None,
-    shards: ShardsOpt = None,
-    replicas: ReplicasOpt = None,
-    vector_type: VectorTypeOpt = None,
-    hnsw_m: HnswMOpt = None,
-    hnsw_ef_construction: HnswEfOpt = None,
-    knn_engine: KnnEngineOpt = None,
-    workers: WorkersOpt = None,
-    chunk_mb: ChunkOpt = None,
-    max_retries: IndexRetriesOpt = None,
-    quiet: QuietOpt = False,
-    *,
-    conn: ConnectionSettings,
-) -> None:
+@with_keys(VIEW, FLAGS, panel=OUT)
+def index(no_vectors: NoVectorsOpt = False, *, keys: Settings) -> None:
     """Index datasets: BM25 text and one vector field per model; resumable; published only when verified."""
-    vector = VectorOptions(
-        **given(index_type=vector_type, m=hnsw_m, ef_construction=hnsw_ef_construction, engine=knn_engine)
-    )
-    options = IndexOptions(
-        vector=vector,
-        analysis=analysis,
-        mapping=user_mapping(mapping, field_map),
-        replicas=replicas,
-        progress=not quiet,
-        **given(
-            workers=workers,
-            max_chunk_bytes=None if chunk_mb is None else int(chunk_mb * MIB),
-            shards=shards,
-            max_retries=max_retries,
-        ),
-    )
-    embedders = make_embedders(
-        embed_model,
-        no_vectors=no_vectors,
-        base_url=embed_url,
-        api_key_env=embed_key_env,
-        backend=embed_backend or DEFAULT_EMBED_BACKEND,
-        query_prompt=query_prompt,
-        document_prompt=document_prompt,
-        trust_remote_code=trust_remote_code,
-        progress=not quiet,
-    )
-    _index_all(conn, [s for d in dataset for s in resolve_specs(d)], embedders, options, revision)
+    if "data.datasets" not in keys.given:
+        raise ConfigError("expected the datasets to index (--dataset NAME, repeatable), found none")
+    data, quiet = keys.table(DataTable), keys.table(OutputTable).quiet
+    table = keys.table(IndexTable)
+    options = table.options(read_mapping(table, keys.origins), progress=not quiet)
+    embedders = _embedders(keys, no_vectors, not quiet)
+    specs = [s for d in data.datasets for s in resolve_specs(d)]
+    _index_all(keys.connection(), specs, embedders, options, data.revision)
 
 
 def _index_all(
@@ -310,11 +164,16 @@ def _index_all(
 indices_app = typer.Typer(help="List and delete the harness's indices.", no_args_is_help=True)
 
 
+#: what ``harness indices`` reads: the connection
+CLUSTER = View("harness indices", tables=CONNECTION)
+
+
 @indices_app.command("list")
-@with_connection
-def list_command(*, conn: ConnectionSettings) -> None:
+@with_deprecated(*CONNECTION_ALIASES)
+@with_keys(CLUSTER, (URL,))
+def list_command(*, keys: Settings) -> None:
     """Show alias, index, dataset, models, docs and size."""
-    backend = connect(conn, wait_for_status=None)
+    backend = connect(keys.connection(), wait_for_status=None)
     try:
         found = list_indices(backend)
     finally:
@@ -335,17 +194,18 @@ def list_command(*, conn: ConnectionSettings) -> None:
 
 
 @indices_app.command("delete")
-@with_connection
+@with_deprecated(*CONNECTION_ALIASES)
+@with_keys(CLUSTER, (URL,))
 def delete_command(
     names: Annotated[
         list[str], typer.Argument(help="Index names, or aliases (deletes the indices behind them).")
     ],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     *,
-    conn: ConnectionSettings,
+    keys: Settings,
 ) -> None:
     """Delete harness indices (only ones this harness created)."""
-    backend = connect(conn, wait_for_status=None)
+    backend = connect(keys.connection(), wait_for_status=None)
     try:
         targets = resolve_deletion(backend, names)
         if not yes and not typer.confirm(f"delete {', '.join(targets)}?"):

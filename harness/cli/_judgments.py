@@ -8,10 +8,11 @@ from typing import Annotated
 import typer
 
 from harness.cli._common import console
-from harness.cli._options import Deprecated, default_of, given, output_option, with_deprecated
+from harness.cli._options import Deprecated, output_option, with_deprecated
+from harness.cli._views import Flag, with_keys
+from harness.experiment import JudgmentsTable, Settings, View
 from harness.inspect import judgments_line, print_table
 from harness.judgments import (
-    MODES,
     RescoreRequest,
     RunData,
     pool_dataset,
@@ -21,6 +22,7 @@ from harness.judgments import (
     rescore_table,
     write_pool,
 )
+from harness.judgments.sources import PoolKeys
 from harness.results import RunResults
 from indexer import JUDGMENT_FORMATS
 
@@ -35,17 +37,25 @@ DataOpt = Annotated[
 ]
 
 
+#: ``harness pool``: the pool of the judge source (``judgments.depth``, ``judgments.arms``), as flags
+POOL = View("harness pool", source="judge", source_keys=("depth", "arms"))
+POOL_FLAGS = (
+    Flag("judgments.depth", ("--depth",), source="judge"),
+    Flag("judgments.arms", ("--arms",), metavar="ARMS", source="judge"),
+)
+#: ``harness rescore``: how the file's judgments meet the run's (``judgments.mode``), as an experiment's do
+RESCORE = View("harness rescore", keys=("judgments.mode",))
+RESCORE_FLAGS = (Flag("judgments.mode", ("--mode",)),)
+
+
 def _names(values: list[str] | None) -> list[str]:
     return [n.strip() for v in values or [] for n in v.split(",") if n.strip()]
 
 
 @with_deprecated(Deprecated("--out", "output", kind=Path))
+@with_keys(POOL, POOL_FLAGS)
 def pool_command(
     run_dir: RunDirArg,
-    depth: Annotated[int, typer.Option("--depth", min=1, help="Top documents of each arm to pool.")] = 10,
-    arms: Annotated[
-        list[str] | None, typer.Option("--arms", help="Arms to pool (comma-separated; default all).")
-    ] = None,
     dataset: Annotated[
         list[str] | None, typer.Option("--dataset", help="Only this dataset (repeatable).")
     ] = None,
@@ -54,11 +64,15 @@ def pool_command(
     force: Annotated[
         bool, typer.Option("--force", help="Replace a judging sheet that holds ratings.")
     ] = False,
+    *,
+    keys: Settings,
 ) -> None:
     """Write the unjudged (query, document) pairs in the top of a run's arms, to judge (CSV, Quepid, TREC)."""
+    wanted = keys.table(PoolKeys)
     run = RunData.load(run_dir)
     target = output or Path(run_dir) / "pool"
-    pools = [pool_dataset(run, name, _names(arms), depth, data) for name in run.datasets(_names(dataset))]
+    names = run.datasets(_names(dataset))
+    pools = [pool_dataset(run, name, list(wanted.arms), wanted.depth, data) for name in names]
     print_table(pool_table(pools), console)
     for pool in pools:
         files = write_pool(pool, target, force=force)
@@ -87,6 +101,7 @@ def pool_command(
 
 
 @with_deprecated(Deprecated("--out", "output", kind=Path))
+@with_keys(RESCORE, RESCORE_FLAGS)
 def rescore_command(
     run_dir: RunDirArg,
     qrels: Annotated[
@@ -99,23 +114,16 @@ def rescore_command(
     dataset: Annotated[
         str | None, typer.Option("--dataset", help="The dataset the judgments are for.")
     ] = None,
-    mode: Annotated[
-        str | None,
-        typer.Option(
-            "--mode",
-            help=f"{' | '.join(MODES)}: add to the run's judgments (the file's grade wins), add only where "
-            f"they judge nothing, or use the file's alone (default {default_of(RescoreRequest, 'mode')}).",
-        ),
-    ] = None,
     output: Annotated[
         Path | None, output_option("New run directory (default RUN_DIR/rescored/<file>-<sha8>).")
     ] = None,
     data: DataOpt = None,
+    *,
+    keys: Settings,
 ) -> None:
     """Score a run again with more judgments, from its TREC files (no query is sent again)."""
-    request = RescoreRequest(
-        Path(run_dir), qrels, fmt, dataset, out=output, data_path=data, **given(mode=mode)
-    )
+    mode = keys.table(JudgmentsTable).mode
+    request = RescoreRequest(Path(run_dir), qrels, fmt, dataset, mode=mode, out=output, data_path=data)
     before = RunResults.load(run_dir)
     out_dir, results = rescore(request)
     assert results.manifest.rescore is not None

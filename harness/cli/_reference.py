@@ -25,9 +25,11 @@ import typer
 from rich.text import Text
 
 from base import DEFAULT_KEY_ENV, ENV_HELP, ENV_VARS
-from harness.cli._experiment import FLAGS
 from harness.cli._options import REMOVED_IN, deprecated_of
-from harness.experiment import KEYS, TABLES, Experiment, describe_keys
+from harness.cli._views import flags_of
+from harness.experiment import ARRAY_TABLES, COMMAND_TABLES, TABLES, Experiment
+from harness.judgments.sources import SOURCES
+from harness.keys import declared
 from indexer import ENGINES
 
 #: the docs folder of this checkout (the generator is a development tool: it runs from a checkout)
@@ -261,65 +263,91 @@ def _docstring(owner: type) -> str:
     return "".join(f"`{p}`" if i % 2 else _md(p) for i, p in enumerate(pieces))
 
 
-def _key_row(name: str, kind: Any, f: dataclasses.Field[Any]) -> str:
+#: what each kind of key affects, as the keys page says it
+_AFFECTS = {"results": "results (hash)", "performance": "performance", "output": "output"}
+
+
+def _flags(app: Any) -> dict[str, list[str]]:
+    """key -> the flags that set it, each with the commands that take it (``--depth`` (judge, pool))."""
+    seen: dict[str, dict[str, list[str]]] = {}
+    root = typer.main.get_command(app)
+    for path, command, _ in _commands(root, "harness"):
+        for flag in flags_of(getattr(command, "callback", None)):
+            if not flag.argument:
+                seen.setdefault(flag.key, {}).setdefault(flag.flag, []).append(path.removeprefix("harness "))
+    return {key: [f"`{f}` ({', '.join(cmds)})" for f, cmds in flags.items()] for key, flags in seen.items()}
+
+
+def _key_row(name: str, kind: Any, f: dataclasses.Field[Any], flags: dict[str, list[str]]) -> str:
     default = "" if f.default in (None, dataclasses.MISSING) else f"`{_md(_toml(f.default))}`"
-    flag = next((flag for flag, k in FLAGS.values() if k == name), "")
     takes = _takes(f)
     kind_text = f"{_type_name(kind)}" + (f" ({takes})" if takes else "")
     what = _md(f.metadata.get("doc", "")) + ("" if f.repr else " (a secret: never shown or stored)")
-    return f"| `{name}` | {_md(kind_text)} | {default} | {f'`{flag}`' if flag else ''} | {what} |"
+    affects = _AFFECTS[f.metadata["affects"]]
+    return (
+        f"| `{name}` | {_md(kind_text)} | {default} | {affects} | {'; '.join(flags.get(name, []))} | {what} |"
+    )
 
 
-def _key_table(prefix: str | None, owner: type) -> list[str]:
+_HEAD = ["| key | type | default | affects | flags | what it is |", "| --- | --- | --- | --- | --- | --- |"]
+
+
+def _key_table(prefix: str | None, owner: type, flags: dict[str, list[str]]) -> list[str]:
     hints = typing.get_type_hints(owner)
-    rows = [
-        "| key | type | default | flag of `harness run` | what it is |",
-        "| --- | --- | --- | --- | --- |",
-    ]
+    rows = list(_HEAD)
     for f in dataclasses.fields(owner):
         name = f.name if prefix is None else f"{prefix}.{f.name}"
-        if name in KEYS:
-            rows.append(_key_row(name, hints[f.name], f))
-        elif name == _PARAMS[0]:
-            rows.append(f"| `{_PARAMS[1]}` | list of values |  |  | {_md(f.metadata.get('doc', ''))} |")
+        if name == _PARAMS[0]:
+            rows.append(
+                f"| `{_PARAMS[1]}` | list of values |  | results (hash) |  | {_md(f.metadata.get('doc', ''))} |"
+            )
+        elif f.name in declared(owner):
+            rows.append(_key_row(name, hints[f.name], f, flags))
     return [*rows, ""]
 
 
-def experiment_keys_page() -> str:
-    """``docs/experiment-keys.md``: every dotted key of the experiment, table by table, with its type,
-    default, the flag of ``harness run`` that sets it (if any) and what it is."""
+_INTRO = (
+    "Every key of every command, declared once ([Experiments](experiments.md)). In a file, a table and its keys "
+    "(`[search]` then `depth = 200`); on the command line, `--set search.depth=200`, or a flag where the key "
+    "has one (each flag is a view of its key: the same check, the same refusal). A key not given keeps the "
+    "default shown here (none: not set, or the text says what applies). A list is a TOML array (`[10, 100]`), "
+    "or, where its type says so, text with commas (`--set ann.candidates=10,100`). Each key says what it "
+    "affects: results (the run's config hash covers it: another value is another run directory), performance "
+    "(how fast, how requests travel, the load and ANN phases) or output (where results go, how they show)."
+)
+
+
+def experiment_keys_page(app: typer.Typer | None = None) -> str:
+    """``docs/experiment-keys.md``: every dotted key, table by table, with its type, default, what it affects,
+    the flags that set it (and their commands) and what it is."""
+    if app is None:
+        from harness.cli import app as harness_app
+
+        app = harness_app
+    flags = _flags(app)
     lines = [
         "# Experiment keys",
         "",
-        _NOTICE.format(what="a table or a key in harness/experiment"),
+        _NOTICE.format(what="a table or a key (harness.keys.key)"),
         "",
-        "Every key of an experiment ([Experiments](experiments.md)). In a file, a table and its keys "
-        "(`[search]` then `depth = 200`); on the command line, `--set search.depth=200`, or the flag of "
-        "`harness run` where the key has one. A key not given keeps the default shown here (none: not set, "
-        "or the text says what applies). A list is a TOML array (`[10, 100]`), or, where its type says so, text "
-        "with commas (`--set ann.candidates=10,100`).",
+        _INTRO,
         "",
-        "## The experiment",
-        "",
-        *_key_table(None, Experiment),
     ]
+    lines += ["## The experiment", "", *_key_table(None, Experiment, flags)]
     for prefix, table in TABLES.items():
-        lines += [f"## [{prefix}]", "", _docstring(table), "", *_key_table(prefix, table)]
-    return "\n".join([*lines, *_source_keys()]).rstrip() + "\n"
-
-
-def _source_keys() -> list[str]:
-    """The judgments sources' own keys (``judgments.llm``, ...), which the chosen source reads."""
-    own = [(k, d, doc) for k, d, doc in describe_keys() if k.startswith("judgments.") and "(source " in doc]
-    rows = [f"| `{k}` | {_md(doc)} | {'`' + d + '`' if d else ''} |" for k, d, doc in own]
-    return [
-        "",
-        "### The sources' own keys",
-        "",
-        "| key | what (and which source reads it) | default |",
-        "| --- | --- | --- |",
-        *rows,
-    ]
+        lines += [f"## [{prefix}]", "", _docstring(table), "", *_key_table(prefix, table, flags)]
+    lines += ["## The judgments sources' own keys", ""]
+    for name, kind in SOURCES.items():
+        for table in kind.tables:
+            head = f'### [judgments], source = "{name}": {_docstring(table)}'
+            lines += [head, "", *_key_table("judgments", table, flags)]
+    lines += ["## The file's own arms", ""]
+    for prefix, table in ARRAY_TABLES.items():
+        lines += [f"### [[{prefix}]]", "", _docstring(table), "", *_key_table(f"{prefix}[]", table, flags)]
+    lines += ["## Other commands' tables", ""]
+    for prefix, table in COMMAND_TABLES.items():
+        lines += [f"### [{prefix}]", "", _docstring(table), "", *_key_table(prefix, table, flags)]
+    return "\n".join(lines).rstrip() + "\n"
 
 
 def _code_or_text(text: str) -> str:
@@ -386,6 +414,10 @@ def changes_page(app: typer.Typer | None = None) -> str:
         "",
         intro,
         "",
+        *_CHANGED,
+        "",
+        "## Old names",
+        "",
         "| command | old | new |",
         "| --- | --- | --- |",
         *rows,
@@ -393,6 +425,29 @@ def changes_page(app: typer.Typer | None = None) -> str:
         *FIGURE_CHANGES,
     ]
     return "\n".join(lines) + "\n"
+
+
+#: what changed besides the names (said once, here, beside them)
+_CHANGED = [
+    "## The connection: one table",
+    "",
+    "Every command that talks to a cluster reads the keys `connection.*` the same way: `--url`, "
+    "`--set connection.KEY=VALUE`, an experiment file's `[connection]`, the `ES_*` variables and the connection "
+    "file (`connection.config`, or `R2MED_HARNESS_CONFIG`). `--url` stays a flag; `--username`, `--password`, "
+    "`--api-key`, `--ca-cert`, `--insecure` and `--config` are hidden on every command (below). A password or an "
+    "API key given either way is never printed; prefer `ES_PASSWORD` / `ES_API_KEY`.",
+    "",
+    "## The run's config hash: from the keys' declarations",
+    "",
+    "The config hash (the default run directory `runs/MODE-HASH`, and what a resume checks) is now computed from "
+    "the keys that say they affect results (`key(affects=RESULTS)`), by their dotted names, instead of a list "
+    "kept by hand. So every run directory made before this release has another hash now: the same command "
+    "starts a new run directory instead of resuming the old one, and `harness run --output OLD_DIR` refuses "
+    "OLD_DIR (another config hash, both named). Finished old run directories stay readable (`harness report`, "
+    "`compare`, `gate`, `pool`, `rescore`: results.json is schema v2 as before, its `manifest.config` now keyed "
+    "`stats.seed`, ... where it had `seed`, ...; `rescore` reads both). Changing a key that affects only "
+    "performance or output (`search.batch_size`, `output.records`) still resumes a run.",
+]
 
 
 #: docs page -> what makes it

@@ -58,13 +58,13 @@ def llm_folder_name(model: str) -> str:
     last = model.strip().rstrip("/").rsplit("/", 1)[-1]
     name = _UNSAFE.sub("-", last).strip("-.")
     if not name:
-        raise ConfigError(f"cannot derive a folder name from model {model!r}; give one with --name")
+        raise ConfigError(f"cannot derive a folder name from model {model!r}; give one with expand.name")
     return name
 
 
 @dataclass(frozen=True, slots=True)
 class ExpandConfig:
-    """Everything ``harness expand`` needs, validated once."""
+    """Everything ``harness expand`` needs (its keys checked: :class:`~harness.expand._keys.ExpandKeys`)."""
 
     dataset: str
     method: str
@@ -81,24 +81,6 @@ class ExpandConfig:
     first_stage_depth: int = 10
     bm25: str = "es"
     progress: bool = True
-
-    def __post_init__(self) -> None:
-        if self.method not in GENERATION_METHODS:
-            raise ConfigError(
-                f"expected --method in {', '.join(GENERATION_METHODS)}, found {self.method!r} "
-                "(search-o1 and search-r1 sets come from their agents; harness run reads them)"
-            )
-        if not self.model.strip():
-            raise ConfigError("expected --llm, the model name the endpoint serves")
-        if self.name is not None and self.name != llm_folder_name(self.name):
-            raise ConfigError(
-                f"expected --name made of letters, digits, '.', '_' and '-', found {self.name!r}"
-            )
-        if not 1 <= self.first_stage_depth <= 100:
-            raise ConfigError(
-                f"expected --first-stage-depth between 1 and 100, found {self.first_stage_depth}"
-            )
-        choose_reasoning_format(self.reasoning_format)  # refuses an unknown family now, not after the calls
 
     @property
     def llm(self) -> str:

@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from base import ConfigError, Endpoint, EndpointError, RetryCounter, explain, is_fatal
+from base import Endpoint, EndpointError, RetryCounter, explain, is_fatal
 from harness._errors import GenerationError
 from harness.llm import ChatAnswer, ChatClient, JsonCache, digest
 
@@ -34,14 +34,6 @@ class GenerationSettings:
     top_p: float | None = 1.0
     max_tokens: int | None = None
     seed: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.temperature is not None and not 0.0 <= self.temperature <= 2.0:
-            raise ConfigError(f"expected --temperature between 0 and 2, found {self.temperature}")
-        if self.top_p is not None and not 0.0 < self.top_p <= 1.0:
-            raise ConfigError(f"expected --top-p in (0, 1], found {self.top_p}")
-        if self.max_tokens is not None and self.max_tokens < 1:
-            raise ConfigError(f"expected a positive --max-tokens, found {self.max_tokens}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -18,14 +18,24 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.experiment._build import KEYS, Layer, build, describe_keys
-from harness.experiment._checks import arm_names
+from harness.experiment._build import RUN, Layer, Settings, View, build, settings
+from harness.experiment._checks import arm_names, read_mapping
 from harness.experiment._model import (
     DEFAULT_SUM_WEIGHTS,
     EXPERIMENT_MODE,
     Experiment,
     arms_identity,
     identity,
+    key_values,
+)
+from harness.experiment._registry import (
+    ALL_TABLES,
+    ARRAY_TABLES,
+    COMMAND_TABLES,
+    KEYS,
+    describe_keys,
+    every_key,
+    key_field,
 )
 from harness.experiment._sources import LEGACY, flag_layer, read_file, set_layer, value_layer
 from harness.experiment._tables import (
@@ -65,6 +75,9 @@ def experiment(
 
 
 __all__ = [
+    "ALL_TABLES",
+    "ARRAY_TABLES",
+    "COMMAND_TABLES",
     "DEFAULT_SUM_WEIGHTS",
     "EXPERIMENT_MODE",
     "JUDGMENT_SOURCES",
@@ -72,6 +85,7 @@ __all__ = [
     "LEGACY",
     "MAX_CANDIDATES",
     "MAX_DEPTH",
+    "RUN",
     "TABLES",
     "AnnTable",
     "ConnectionTable",
@@ -87,16 +101,23 @@ __all__ = [
     "OutputTable",
     "RerankTable",
     "SearchTable",
+    "Settings",
     "StatsTable",
     "SweepTable",
+    "View",
     "arm_names",
     "arms_identity",
     "build",
     "describe_keys",
+    "every_key",
     "experiment",
     "flag_layer",
     "identity",
+    "key_field",
+    "key_values",
     "read_file",
+    "read_mapping",
     "set_layer",
+    "settings",
     "value_layer",
 ]

@@ -32,8 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from base import ConfigError
+from harness._errors import SettingError
 from harness.eval import FusionSpec
-from harness.experiment._keys import Origins
+from harness.experiment._tables import ConnectionTable
+from harness.keys import FILE, PERFORMANCE, RESULTS, Given, Origins, build_table, declared, key
 from harness.strategies import ID_FIELD, FusedArm, TemplateArm
 from harness.sweep import ParamAxis, ParamGrid
 from harness.templates import (
@@ -45,57 +47,98 @@ from harness.templates import (
 )
 from indexer import ConnectionSettings
 
-ARM_KEYS = frozenset(
-    {"name", "index", "template", "template_file", "stored_template", "id_field", "model", "query_prompt"}
-    | {"params", "connection", "compare_to", "search_pipeline"}
-)
-FUSED_KEYS = frozenset({"name", "inputs", "fusion", "compare_to"})
 #: the harness's variables that ``[sweep.params]`` may set for an arm whose template uses them
 SWEEPABLE = frozenset({"k", "num_candidates"})
 ENGINES = ("elasticsearch", "opensearch")
 
 
+def _template_path(value: str) -> bool:
+    """Whether a template_file is a file (resolved from the experiment file's folder), not builtin:NAME."""
+    return not value.startswith(BUILTIN_PREFIX)
+
+
+@dataclass(frozen=True, slots=True)
+class ArmKeys:
+    """One ``[[arms]]`` table: a query template, where it searches and with which model."""
+
+    name: str | None = key(affects=RESULTS, doc="the arm's name (the first arm is the others' baseline)")
+    template: str | None = key(
+        affects=RESULTS, doc="the query template, inline (Mustache over a search body)"
+    )
+    template_file: str | None = key(
+        affects=RESULTS,
+        paths=_template_path,
+        doc="a template file (from the experiment's folder), or builtin:NAME",
+    )
+    stored_template: str | None = key(
+        affects=RESULTS, doc="the id of a search template stored on the cluster"
+    )
+    index: str | None = key(
+        affects=RESULTS, doc="the index or alias searched (default: the dataset's harness index)"
+    )
+    id_field: str = key(ID_FIELD, affects=RESULTS, doc="the field that holds a document's id")
+    model: str | None = key(
+        affects=RESULTS, doc="the embedding model of {{query_vector}} (default: embedding.model)"
+    )
+    query_prompt: str | None = key(
+        affects=RESULTS, empty=True, doc="put before every query it embeds (default: embedding.query_prompt)"
+    )
+    params: Mapping[str, Any] | None = key(affects=RESULTS, doc="the template's own variables: NAME = value")
+    connection: Mapping[str, Any] | None = key(
+        affects=PERFORMANCE, doc="this arm's own cluster: connection keys (url, username, ...)"
+    )
+    compare_to: tuple[str, ...] = key(
+        (), affects=RESULTS, commas=True, doc="the arms it is tested against (default: the first arm)"
+    )
+    search_pipeline: str | None = key(
+        affects=RESULTS,
+        doc="an OpenSearch search pipeline its searches run through (a [search.pipelines] name, or the cluster's)",
+    )
+
+    def check(self) -> None:
+        if self.name is None:
+            raise SettingError("name", "expected the arm's name, found none")
+        clash = sorted(set(self.params or {}) & set(HARNESS_VARIABLES))
+        if clash:
+            raise SettingError(
+                "params", f"{', '.join(clash)}: the harness fills these variables; use other names"
+            )
+        if self.stored_template is not None and (self.template is not None or self.template_file is not None):
+            raise SettingError(
+                "stored_template", "expected one of template, template_file or stored_template"
+            )
+        if self.stored_template is None and (self.template is None) == (self.template_file is None):
+            raise SettingError("template", "expected exactly one of template (inline) or template_file")
+
+
+@dataclass(frozen=True, slots=True)
+class FusedKeys:
+    """One ``[[fused]]`` table: arms fused into one ranking."""
+
+    name: str | None = key(affects=RESULTS, doc="the fused arm's name")
+    inputs: tuple[str, ...] = key((), affects=RESULTS, commas=True, doc="the arms it fuses (two or more)")
+    fusion: str | None = key(
+        affects=RESULTS, doc="rrf[:k=60] | wsum[:weights=a/b] | ... (default: the experiment's)"
+    )
+    compare_to: tuple[str, ...] = key(
+        (), affects=RESULTS, commas=True, doc="the arms it is tested against (default: its first input)"
+    )
+
+    def check(self) -> None:
+        if self.name is None:
+            raise SettingError("name", "expected the fused arm's name, found none")
+        if len(self.inputs) < 2:
+            raise SettingError("inputs", f"expected two or more arm names, found {list(self.inputs)}")
+
+
 class Table:
-    """A TOML table read with its key path, so that every error says where it is."""
+    """``[sweep.params]`` read with its key path, so that every error says where it is."""
 
     def __init__(self, data: Mapping[str, Any], where: str, origins: Origins) -> None:
         self.data, self.where, self.origins = data, where, origins
 
     def fail(self, key: str, message: str) -> ConfigError:
         return self.origins.fail(f"{self.where}.{key}" if self.where else key, message)
-
-    def check_keys(self, known: frozenset[str]) -> None:
-        unknown = sorted(set(self.data) - known)
-        if unknown:
-            raise self.fail(unknown[0], f"unknown key: expected some of {', '.join(sorted(known))}")
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
-        value = self.data.get(key, default)
-        if value is not None and not isinstance(value, kind):
-            names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-            raise self.fail(key, f"expected {names}, found {type(value).__name__} {value!r}")
-        return value
-
-    def text(self, key: str, default: str | None = None) -> str | None:
-        value = self.get(key, str, default)
-        if value is not None and not value.strip():
-            raise self.fail(key, "expected a non-empty string, found an empty one")
-        return value
-
-    def names(self, key: str) -> tuple[str, ...]:
-        value = self.get(key, list, [])
-        if not all(isinstance(v, str) and v.strip() for v in value):
-            raise self.fail(key, f"expected a list of names, found {value!r}")
-        return tuple(value)
-
-    def tables(self, key: str) -> list[Table]:
-        value = self.get(key, list, [])
-        out = []
-        for i, item in enumerate(value):
-            if not isinstance(item, dict):
-                raise self.fail(f"{key}[{i}]", f"expected a table, found {type(item).__name__}")
-            out.append(Table(item, f"{key}[{i}]", self.origins))
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,129 +148,147 @@ class ArmDefaults:
     base: Path  # its file's folder (template files are relative to it)
     model: str  # embedding.model
     query_prompt: str | None  # embedding.query_prompt
+    origins: Origins
 
 
-def _template_text(table: Table, base: Path) -> dict[str, tuple[str, str]]:
+def read_tables(kind: type, where: str, value: Any, defaults: ArmDefaults) -> list[Any]:
+    """The tables of an array of tables (``[[arms]]``), each built from its keys at ``where[i].key``."""
+    origins, file = defaults.origins, defaults.origins.file
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise origins.fail(where, f"expected an array of tables ([[{where}]]), found {type(value).__name__}")
+    keys, out = declared(kind), []
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise origins.fail(f"{where}[{i}]", f"expected a table, found {type(item).__name__}")
+        given = {}
+        for name, v in item.items():
+            path = f"{where}[{i}].{name}"
+            if name not in keys:
+                raise origins.fail(path, f"unknown key: expected some of {', '.join(sorted(keys))}")
+            given[name] = Given(v, f"{file}: {path}" if file else path, FILE, defaults.base)
+        out.append(build_table(kind, f"{where}[{i}]", given, origins))
+    return out
+
+
+def _template_text(keys: ArmKeys, where: str, origins: Origins) -> dict[str, tuple[str, str]]:
     """engine ("" = any) -> (text, where it came from), from ``template`` or ``template_file``."""
-    inline, file = table.text("template"), table.text("template_file")
-    if (inline is None) == (file is None):
-        raise table.fail("template", "expected exactly one of template (inline) or template_file")
-    if inline is not None:
-        return {"": (inline, table.origins.where(f"{table.where}.template"))}
+    if keys.template is not None:
+        return {"": (keys.template, origins.where(f"{where}.template"))}
+    file = keys.template_file
     assert file is not None
     if file.startswith(BUILTIN_PREFIX):
         name = file.removeprefix(BUILTIN_PREFIX)
         try:
             paths = {engine: builtin_path(name, engine) for engine in ENGINES}
         except ConfigError as exc:
-            raise table.fail("template_file", str(exc)) from None
+            raise origins.fail(f"{where}.template_file", str(exc)) from None
         return {e: (p.read_text(encoding="utf-8"), f"{file} ({p.name})") for e, p in paths.items()}
-    path = (base / file).resolve()
+    path = Path(file)
     if not path.is_file():
-        raise table.fail("template_file", f"expected a template file at {path}, found none")
+        raise origins.fail(f"{where}.template_file", f"expected a template file at {path}, found none")
     return {"": (path.read_text(encoding="utf-8"), str(path))}
 
 
-def connection_of(table: Table, key: str) -> ConnectionSettings | None:
-    value = table.get(key, dict)
-    if value is None:
+def _connection(keys: ArmKeys, where: str, origins: Origins) -> ConnectionSettings | None:
+    """The arm's own cluster: its connection table, every key checked as the experiment's (no environment)."""
+    if keys.connection is None:
         return None
+    path, file = f"{where}.connection", origins.file
+    given = {}
+    for name, value in keys.connection.items():
+        if name not in declared(ConnectionTable):
+            known = ", ".join(declared(ConnectionTable))
+            raise origins.fail(f"{path}.{name}", f"unknown key: expected some of {known}")
+        given[name] = Given(value, f"{file}: {path}.{name}" if file else f"{path}.{name}", FILE)
+    table = build_table(ConnectionTable, path, given, origins)
     try:
-        return ConnectionSettings.resolve(value, env={})
+        return table.settings(own=True)
     except ConfigError as exc:
-        raise table.fail(key, str(exc)) from None
+        raise origins.fail(path, str(exc)) from None
 
 
-def _templates(table: Table, base: Path, params: set[str]) -> dict[str, QueryTemplate]:
-    variables = set(HARNESS_VARIABLES) | params
-    return {
-        engine: QueryTemplate.parse(text, source, variables)
-        for engine, (text, source) in _template_text(table, base).items()
-    }
-
-
-def arm(table: Table, defaults: ArmDefaults) -> TemplateArm:
-    table.check_keys(ARM_KEYS)
-    name = table.text("name")
-    if name is None:
-        raise table.fail("name", "expected the arm's name, found none")
-    params = table.get("params", dict, {})
-    clash = sorted(set(params) & set(HARNESS_VARIABLES))
-    if clash:
-        raise table.fail("params", f"{', '.join(clash)}: the harness fills these variables; use other names")
-    model = table.text("model", defaults.model) or defaults.model
-    stored = table.text("stored_template")
-    if stored is not None and ("template" in table.data or "template_file" in table.data):
-        raise table.fail("stored_template", "expected one of template, template_file or stored_template")
-    if str(table.data.get("template_file", "")).startswith(BUILTIN_PREFIX):
+def arm(keys: ArmKeys, where: str, defaults: ArmDefaults) -> TemplateArm:
+    """The template arm of one ``[[arms]]`` table."""
+    origins = defaults.origins
+    params = dict(keys.params or {})
+    if keys.template_file is not None and keys.template_file.startswith(BUILTIN_PREFIX):
         params = {**BUILTIN_PARAMS, **params}
-    templates = {} if stored is not None else _templates(table, defaults.base, set(params))
-    uses_vector = any(t.needs_vector for t in templates.values()) or stored is not None
+    templates: dict[str, QueryTemplate] = {}
+    if keys.stored_template is None:
+        variables = set(HARNESS_VARIABLES) | set(params)
+        templates = {
+            engine: QueryTemplate.parse(text, source, variables)
+            for engine, (text, source) in _template_text(keys, where, origins).items()
+        }
+    uses_vector = any(t.needs_vector for t in templates.values()) or keys.stored_template is not None
+    assert keys.name is not None
     return TemplateArm(
-        name=name,
+        name=keys.name,
         templates=templates,
         params=params,
-        index=table.text("index"),
-        id_field=table.text("id_field", ID_FIELD) or ID_FIELD,
-        model=model if uses_vector else None,
-        query_prompt=table.text("query_prompt", defaults.query_prompt),
-        connection=connection_of(table, "connection"),
-        compare_to=table.names("compare_to"),
-        stored_template=stored,
-        search_pipeline=table.text("search_pipeline"),
+        index=keys.index,
+        id_field=keys.id_field,
+        model=(keys.model or defaults.model) if uses_vector else None,
+        query_prompt=keys.query_prompt if keys.query_prompt is not None else defaults.query_prompt,
+        connection=_connection(keys, where, origins),
+        compare_to=keys.compare_to,
+        stored_template=keys.stored_template,
+        search_pipeline=keys.search_pipeline,
     )
 
 
-def fused(table: Table, arms: Sequence[str], default: FusionSpec) -> FusedArm:
-    table.check_keys(FUSED_KEYS)
-    name = table.text("name")
-    if name is None:
-        raise table.fail("name", "expected the fused arm's name, found none")
-    inputs = table.names("inputs")
-    if len(inputs) < 2:
-        raise table.fail("inputs", f"expected two or more arm names, found {list(inputs)}")
-    unknown = [i for i in inputs if i not in arms]
+def fused(
+    keys: FusedKeys, where: str, arms: Sequence[str], default: FusionSpec, origins: Origins
+) -> FusedArm:
+    """The fused arm of one ``[[fused]]`` table."""
+    unknown = [i for i in keys.inputs if i not in arms]
     if unknown:
-        raise table.fail("inputs", f"unknown arm {unknown[0]!r}: expected one of {', '.join(arms)}")
-    text = table.text("fusion")
-    try:
-        fusion = FusionSpec.parse(text) if text is not None else default
-    except ConfigError as exc:
-        raise table.fail("fusion", str(exc)) from None
-    if fusion.weights is not None and len(fusion.weights) != len(inputs):
-        raise table.fail(
-            "fusion", f"expected {len(inputs)} weights (one per input), found {len(fusion.weights)}"
+        raise origins.fail(
+            f"{where}.inputs", f"unknown arm {unknown[0]!r}: expected one of {', '.join(arms)}"
         )
-    return FusedArm(name, inputs, table.names("compare_to") or inputs[:1], fusion=fusion)
+    try:
+        fusion = FusionSpec.parse(keys.fusion) if keys.fusion is not None else default
+    except ConfigError as exc:
+        raise origins.fail(f"{where}.fusion", str(exc)) from None
+    if fusion.weights is not None and len(fusion.weights) != len(keys.inputs):
+        raise origins.fail(
+            f"{where}.fusion",
+            f"expected {len(keys.inputs)} weights (one per input), found {len(fusion.weights)}",
+        )
+    assert keys.name is not None
+    return FusedArm(keys.name, keys.inputs, keys.compare_to or keys.inputs[:1], fusion=fusion)
 
 
-def _unique(top: Table, kind: str, names: list[str], offset: int = 0) -> None:
+def _unique(origins: Origins, kind: str, names: list[str], offset: int = 0) -> None:
     for i, name in enumerate(names):
         if names.index(name) != i:
-            raise top.fail(
+            raise origins.fail(
                 f"{kind}[{i - offset}].name", f"the arm name {name!r} is used twice: expected unique names"
             )
 
 
 def arms_and_fused(
-    top: Table, defaults: ArmDefaults, fusion: FusionSpec
+    arm_keys: Sequence[ArmKeys], fused_keys: Sequence[FusedKeys], defaults: ArmDefaults, fusion: FusionSpec
 ) -> tuple[tuple[TemplateArm, ...], tuple[FusedArm, ...]]:
     """``[[arms]]`` (the first the baseline of the others) and ``[[fused]]``, names and references checked."""
-    arms = [arm(t, defaults) for t in top.tables("arms")]
+    origins = defaults.origins
+    arms = [arm(k, f"arms[{i}]", defaults) for i, k in enumerate(arm_keys)]
     arms = [
         a if a.compare_to or i == 0 else replace(a, compare_to=(arms[0].name,)) for i, a in enumerate(arms)
     ]
     names = [a.name for a in arms]
-    _unique(top, "arms", names)
-    fused_arms = [fused(t, names, fusion) for t in top.tables("fused")]
+    _unique(origins, "arms", names)
+    fused_arms = [fused(k, f"fused[{i}]", names, fusion, origins) for i, k in enumerate(fused_keys)]
     every = names + [f.name for f in fused_arms]
-    _unique(top, "fused", every, offset=len(names))
+    _unique(origins, "fused", every, offset=len(names))
     compared: list[tuple[str, tuple[str, ...]]] = [(f"arms[{i}]", a.compare_to) for i, a in enumerate(arms)]
     compared += [(f"fused[{i}]", f.compare_to) for i, f in enumerate(fused_arms)]
     for where, compare_to in compared:
         unknown = [c for c in compare_to if c not in every]
         if unknown:
-            raise top.fail(
+            raise origins.fail(
                 f"{where}.compare_to", f"unknown arm {unknown[0]!r}: expected one of {', '.join(every)}"
             )
     return tuple(arms), tuple(fused_arms)

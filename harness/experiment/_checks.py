@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from base import ConfigError
-from harness.eval import FUSION_METHODS, PARAM_WEIGHTS, parse_measures
+from harness.eval import FUSION_METHODS, PARAM_WEIGHTS, PRIMARY_MEASURE, parse_measures
 from harness.expand import parse_expansion
-from harness.experiment._keys import Origins
 from harness.experiment._model import Experiment
-from harness.experiment._tables import MAX_CANDIDATES
+from harness.experiment._tables import MAX_CANDIDATES, IndexTable
+from harness.inspect import NEEDED_MEASURES
+from harness.keys import Origins
 from harness.rerank import RerankSpec
 from harness.strategies import MODES
 from harness.sweep import SweepSpec, parse_tune_on
@@ -68,10 +69,32 @@ def _search(exp: Experiment, given: set[str], origins: Origins) -> None:
             "search.num_candidates",
             f"expected between depth ({depth}) and {MAX_CANDIDATES}, found {candidates}",
         )
+    _measures(exp, origins)
+
+
+#: what reads the run's measures (``stats.measures``), and which it needs: checked before any work
+MEASURE_READERS: tuple[tuple[str, Callable[[Experiment], tuple[str, ...]]], ...] = (
+    ("the paired tests, the intervals and tuning compare arms on it", lambda exp: (PRIMARY_MEASURE.key,)),
+    (
+        "the evaluation records keep it per query; {output.records} none writes none",
+        lambda exp: NEEDED_MEASURES if exp.output.sinks else (),
+    ),
+)
+
+
+def _measures(exp: Experiment, origins: Origins) -> None:
+    """The measures parse, and hold every one that a later stage reads."""
     try:
-        parse_measures(exp.stats.measures)
+        measured = [m.key for m in parse_measures(exp.stats.measures)]
     except ConfigError as exc:
         raise origins.fail("stats.measures", str(exc)) from None
+    for reader, needs in MEASURE_READERS:
+        missing = [m for m in needs(exp) if m not in measured]
+        if missing:
+            raise origins.fail(
+                "stats.measures",
+                f"expected {', '.join(missing)} among the measures ({reader}), found {', '.join(measured)}",
+            )
 
 
 def _sweep(exp: Experiment, given: set[str], origins: Origins) -> None:
@@ -157,22 +180,12 @@ def _has_vector_arm(exp: Experiment) -> bool:
 def _mapping(exp: Experiment, given: set[str], origins: Origins) -> None:
     index = exp.index
     if index.mapping is None:
-        if index.field_map is not None:
-            raise origins.fail(
-                "index.field_map", "says where {index.mapping} keeps the corpus, so it needs one"
-            )
         return
-    conflicts = {
-        "{index.analysis}": index.analysis is not None,  # the user's body brings its analysis
-        "{index.bm25} " + index.bm25: index.bm25 != "es",  # ... and its similarity (no .r2med sub-fields)
-        "{ann.sweep}": exp.ann.sweep,  # the sweep builds indices of our own mapping
-    }
-    clash = [name for name, on in conflicts.items() if on]
-    if clash:
+    if exp.ann.sweep:  # the sweep builds indices of our own mapping
         raise origins.fail(
             "index.mapping",
             f"{index.mapping} brings its own analysis, similarity and vector field: expected no "
-            f"{', '.join(clash)} with it",
+            "{ann.sweep} with it",
         )
 
 
@@ -231,12 +244,12 @@ def tuned_text(text: str, tuned: bool) -> str:
     return text
 
 
-def user_mapping(exp: Experiment, origins: Origins) -> UserMapping | None:
-    """``index.mapping`` read and checked with its field map."""
-    if exp.index.mapping is None:
+def read_mapping(index: IndexTable, origins: Origins) -> UserMapping | None:
+    """``index.mapping`` read and checked with its field map (``harness index`` and ``harness run`` alike)."""
+    if index.mapping is None:
         return None
     try:
-        return load_user_mapping(exp.index.mapping, exp.index.field_map)
+        return load_user_mapping(index.mapping, index.field_map)
     except FieldMapError as exc:  # the field map does not parse: it is what the user wrote wrong
         raise origins.fail("index.field_map", str(exc)) from None
     except ConfigError as exc:

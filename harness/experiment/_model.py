@@ -8,12 +8,18 @@ named as the user wrote it. Its arms are a mode's built-in arms (``mode``) or th
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from harness.ann import SweepOptions
 from harness.eval import FusionSpec
+from harness.experiment._tables import (
+    TABLES as TABLE_NAMES,
+)
 from harness.experiment._tables import (
     AnnTable,
     ConnectionTable,
@@ -29,13 +35,13 @@ from harness.experiment._tables import (
     SearchTable,
     StatsTable,
     SweepTable,
-    key,
 )
+from harness.keys import OUTPUT, RESULTS, declared, key
 from harness.load import LoadOptions
 from harness.rerank import RerankSpec
 from harness.strategies import MODES, FusedArm, TemplateArm
 from harness.sweep import SweepSpec, TuneOn, parse_tune_on
-from indexer import ConnectionSettings, UserMapping
+from indexer import ConnectionSettings, IndexOptions, UserMapping
 
 #: the label of a run whose arms an experiment file declares (its run directory: runs/experiment-...)
 EXPERIMENT_MODE = "experiment"
@@ -48,10 +54,12 @@ DEFAULT_FUSION = "rrf"
 class Experiment:
     """One experiment: its arms, and one table per concern (see the module doc)."""
 
-    name: str | None = key(doc="the experiment's name (default: the file's stem)")
-    mode: str | None = key(choices=lambda: MODES, doc="lexical, vector or hybrid: the built-in arms")
+    name: str | None = key(affects=OUTPUT, doc="the experiment's name (default: the file's stem)")
+    mode: str | None = key(
+        affects=RESULTS, choices=lambda: MODES, doc="lexical, vector or hybrid: the built-in arms"
+    )
     fusion: FusionSpec = key(
-        FusionSpec.parse(DEFAULT_FUSION), doc="rrf[:k=60] | wsum[:norm=..,weights=a/b] ..."
+        FusionSpec.parse(DEFAULT_FUSION), affects=RESULTS, doc="rrf[:k=60] | wsum[:weights=a/b] | ..."
     )
     arms: tuple[TemplateArm, ...] = ()
     fused: tuple[FusedArm, ...] = ()
@@ -72,6 +80,8 @@ class Experiment:
     #: the experiment file (None: built from a mode and flags) and its bytes' sha256
     source: Path | None = None
     sha256: str | None = None
+    #: the keys of the file's [[arms]] and [[fused]] tables, as given (the config hash reads them)
+    arm_keys: tuple[Any, ...] = field(default=(), repr=False)
     #: index.mapping read and checked (by the builder)
     user_mapping: UserMapping | None = field(default=None, repr=False, compare=False)
     #: whether the connection table is the file's own [connection] (then the environment is not read)
@@ -135,76 +145,74 @@ class Experiment:
 
     def connection_settings(self) -> ConnectionSettings:
         """The cluster the run searches: the connection table over the environment (not read when the file
-        brings its own [connection]), ``--config``'s table and the stack's connection file."""
-        t = self.connection
-        return ConnectionSettings.resolve(
-            t.settings(), env={} if self.own_connection else None, config_file=t.config
-        )
+        brings its own [connection]), the connection file and the stack's file."""
+        return self.connection.settings(own=self.own_connection)
+
+    def index_options(self) -> IndexOptions:
+        """How the run builds its indices: the index table's keys, with index.mapping read."""
+        return self.index.options(self.user_mapping, self.progress)
+
+
+def key_values(exp: Experiment) -> Iterator[tuple[str, str, Any]]:
+    """(dotted key, what it affects, value as the config hash reads it) of every key of the experiment, its
+    judgments source's included."""
+    tables: list[tuple[str, Any]] = [("", exp)]
+    tables += [(f.name, getattr(exp, f.name)) for f in _TABLE_FIELDS]
+    tables += [("judgments", t) for t in exp.judgments.spec.key_tables()]
+    for prefix, table in tables:
+        for name, f in declared(type(table)).items():
+            value, canonical = getattr(table, name), f.metadata.get("canonical")
+            if canonical is not None and value is not None:
+                value = canonical(value)
+            yield (f"{prefix}.{name}" if prefix else name), f.metadata["affects"], value
+
+
+def plain(value: Any) -> Any:
+    """A key's value as JSON holds it: lists for tuples, text for paths, dates and parsed kinds."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    return value.isoformat() if isinstance(value, date) else str(value)
 
 
 def identity(exp: Experiment) -> dict[str, Any]:
-    """Everything of the experiment that changes results (not where they go, how they travel, how progress
-    looks, nor the model, the data or the engine: the plan adds those by what they resolve to).
-
-    The keys are those the run configuration had before the experiment model, so that a run directory
-    made then resumes now (the same flags give the same config hash)."""
+    """What of the experiment changes results, from the keys' declarations: every key that affects results
+    (``key(affects=RESULTS)``), by its dotted name; the file's own arms; what the judgments source's keys resolve
+    to (a template's hash). The plan adds what the run resolved (data fingerprints, engine, analysis chain,
+    models); keys that affect only performance or output are left out, so that changing them resumes a run."""
     data: dict[str, Any] = {
-        "mode": exp.label,
-        "datasets": list(exp.datasets),
-        "split": exp.data.split,
-        "fusion": str(exp.fusion),
-        "tune_on": exp.sweep.tune_on,
-        "expansion": exp.expansion.method,
-        "rerank_arms": list(exp.rerank.arms),
-        "depth": exp.search.depth,
-        "num_candidates": exp.search.num_candidates,
-        "bm25": exp.index.bm25,
-        "lexical_field": exp.index.lexical_field,
-        "analysis": exp.index.analysis,
-        "measures": list(exp.stats.measures),
-        "test": exp.stats.test,
-        "alpha": exp.stats.alpha,
-        "seed": exp.stats.seed,
+        name: plain(value) for name, affects, value in key_values(exp) if affects == RESULTS
     }
-    if exp.search.pipelines:  # absent by default, so that runs without one keep their hash
-        data["search_pipelines"] = sorted(exp.search.pipelines)
-    if exp.search.hybrid_technique != "min_max":
-        data["hybrid_technique"] = exp.search.hybrid_technique
-    if exp.grid is not None:  # runs made before the fusion grid keep their hash
-        data["sweep"] = exp.grid.canonical()
-    if exp.user_mapping is not None:  # absent otherwise, so runs without one keep their hash
+    data["datasets"] = list(exp.datasets)  # (with queries and qrels files: the experiment's name)
+    if exp.user_mapping is not None:
         data["user_mapping"] = exp.user_mapping.identity()
     if exp.arms:
         data["experiment"] = arms_identity(exp)
-    if not exp.eval.is_default:  # absent by default, so that runs scored trec_eval's way keep their hash
-        data["eval"] = {"relevance_level": exp.eval.relevance_level, "protocol": exp.eval.protocol}
-        if exp.eval.complete is not None:
-            data["eval"]["complete"] = exp.eval.complete
-    source = exp.judgments
-    if source.spec.labels:  # absent for the dataset's own judgments, so that those runs keep their hash
-        data["judgments"] = {"source": source.source, "mode": source.mode, **source.spec.identity()}
+    resolved = exp.judgments.spec.identity()
+    if resolved:
+        data["judgments"] = resolved
     return data
 
 
 def arms_identity(exp: Experiment) -> dict[str, Any]:
-    """What changes results of the file's own arms: every template, params, index and id field, every fusion."""
-    params = exp.sweep.params
+    """What changes results of the file's own arms: each ``[[arms]]`` and ``[[fused]]`` table's keys that affect
+    results (from their declarations), with what its templates read, and the arm the sweep tunes."""
     swept = exp.swept_arm
-    return {
-        "arms": [
-            {
-                "name": a.name,
-                "templates": {p: t.text for p, t in a.templates.items()},
-                "params": dict(a.params),
-                "index": a.index,
-                "id_field": a.id_field,
-                "model": a.model,
-                "query_prompt": a.query_prompt,
-                "url": a.connection.url if a.connection else None,
-            }
-            | ({"search_pipeline": a.search_pipeline} if a.search_pipeline else {})
-            for a in exp.arms
-        ],
-        "fused": [{"name": f.name, "inputs": list(f.inputs), "fusion": str(f.fusion)} for f in exp.fused],
-        "swept": swept.name if swept is not None else None,
-    } | ({"sweep_params": str(params)} if params is not None else {})
+    texts = [{p: t.text for p, t in a.templates.items()} for a in exp.arms] + [{} for _ in exp.fused]
+    tables = [
+        {
+            name: plain(getattr(keys, name))
+            for name, f in declared(type(keys)).items()
+            if f.metadata["affects"] == RESULTS
+        }
+        | ({"templates": text} if text else {})
+        for keys, text in zip(exp.arm_keys, texts, strict=True)
+    ]
+    return {"arms": tables, "swept": swept.name if swept is not None else None}
+
+
+#: the experiment's tables (its fields that hold one)
+_TABLE_FIELDS = tuple(f for f in dataclasses.fields(Experiment) if f.name in TABLE_NAMES)

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from base import ConfigError
-from harness.experiment._build import KEYS, PARAMS, Layer
-from harness.experiment._keys import FILE, FLAG, SET, Given, set_value
-from harness.experiment._tables import TABLES
+from harness.experiment._build import Layer
+from harness.experiment._registry import ALL_TABLES, ARRAY_TABLES, KEYS, PARAMS, secret_keys
+from harness.keys import FILE, FLAG, SET, Given, set_given
 
 #: top-level keys of experiment files written before the tables, and the keys they are now
 LEGACY: dict[str, str] = {
@@ -47,7 +47,7 @@ LEGACY: dict[str, str] = {
     "model": "embedding.model",
 }
 #: arrays of tables: the file's own arms
-ARRAYS = ("arms", "fused")
+ARRAYS = tuple(ARRAY_TABLES)
 
 
 def _read(path: Path) -> tuple[dict[str, Any], str]:
@@ -98,7 +98,7 @@ def read_file(path: Path | str) -> Layer:
         given = Given(value, f"{file}: {name}", FILE, base)
         if name in ARRAYS:
             layer.tables[name] = given
-        elif name in TABLES:
+        elif name in ALL_TABLES:
             if not isinstance(value, dict):
                 raise ConfigError(
                     f"{file}: {name}: expected a table ([{name}]), found {type(value).__name__}"
@@ -107,7 +107,7 @@ def read_file(path: Path | str) -> Layer:
         elif name in LEGACY or name in KEYS:
             _put(layer, LEGACY.get(name, name), given)
         else:
-            known = sorted({*TABLES, *ARRAYS, *LEGACY, *(k for k in KEYS if "." not in k)})
+            known = sorted({*ALL_TABLES, *ARRAYS, *LEGACY, *(k for k in KEYS if "." not in k)})
             raise ConfigError(f"{file}: {name}: unknown key: expected some of {', '.join(known)}")
     return layer
 
@@ -121,12 +121,11 @@ def set_layer(entries: Iterable[str]) -> Layer:
     """``--set KEY=VALUE`` entries (values read as TOML values; text that is not one stays text).
 
     An entry may carry how the user wrote it (``written``: an old flag handed on as ``--set``)."""
-    layer = Layer()
+    layer, secrets = Layer(), secret_keys()
     for entry in entries:
-        name, value = set_value(entry)
         written = getattr(entry, "written", None)  # an old flag: refusals name it, and keys as flags
-        origin, kind = (written, FLAG) if written else (f"--set {entry}", SET)
-        _put(layer, name, Given(value, origin, kind, raw=entry.partition("=")[2]))
+        name = entry.partition("=")[0].strip()
+        _put(layer, *set_given(entry, name in secrets, written))
     return layer
 
 

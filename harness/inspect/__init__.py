@@ -28,13 +28,14 @@ from harness.inspect._kibana import ImportResult, KibanaAuth, import_saved_objec
 from harness.inspect._markdown import render_markdown
 from harness.inspect._overlap import overlap_table
 from harness.inspect._perf_tables import ann_sweep_table, dataset_tables, load_table
-from harness.inspect._records import TOP_HITS, RecordContext, build_records
+from harness.inspect._records import NEEDED_MEASURES, TOP_HITS, RecordContext, build_records
 from harness.inspect._sweep_table import sweep_table
 from harness.inspect._table import SIG_MARK, Cell, Column, Table, print_table, to_html, to_markdown
 from harness.inspect._tables import arm_table, fmt, significance_table, summary_table
 
 __all__ = [
     "MAX_COLUMNS",
+    "NEEDED_MEASURES",
     "SIG_MARK",
     "TOP_HITS",
     "Cell",

@@ -29,8 +29,13 @@ ANN_K = 10
 
 
 def _recall_measure(results: RunResults) -> str | None:
-    measured = {m for ds in results.datasets.values() for arm in ds.arms.values() for m in arm.metrics}
-    return next((m for m in RECALL_MEASURES if m in measured), None)
+    """The second figure: a recall the run measured (in order of preference), else its first other measure
+    (``stats.measures = ["ndcg@10", "err@10"]`` shows ERR@10)."""
+    measured = list(
+        dict.fromkeys(m for ds in results.datasets.values() for arm in ds.arms.values() for m in arm.metrics)
+    )
+    recall = next((m for m in RECALL_MEASURES if m in measured), None)
+    return recall or next((m for m in measured if m != CI_MEASURE), None)
 
 
 def _tests(ds: DatasetResult) -> tuple[Comparison, ...]:

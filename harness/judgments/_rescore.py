@@ -21,6 +21,7 @@ import shutil
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from base import ConfigError, slug, write_jsonl_atomic, write_text_atomic
 from harness.eval import (
@@ -33,7 +34,7 @@ from harness.eval import (
     holm,
 )
 from harness.inspect import render_markdown
-from harness.judgments._apply import DEFAULT_MODE, MODES, judgments_used, merge_judgments
+from harness.judgments._apply import DEFAULT_MODE, judgments_used, merge_judgments
 from harness.judgments._rundata import QRELS_FOLDER, RunData, qrels_path, qrels_text
 from harness.results import (
     OVERLAP_FILE,
@@ -69,10 +70,6 @@ class RescoreRequest:
     out: Path | None = None
     data_path: Path | None = None
 
-    def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ConfigError(f"expected a judgments mode among {', '.join(MODES)}, found {self.mode!r}")
-
 
 def default_out(run_dir: Path, judgments: Judgments) -> Path:
     return Path(run_dir) / RESCORED_FOLDER / f"{slug(Path(judgments.path).stem)}-{judgments.sha256[:8]}"
@@ -99,8 +96,14 @@ def _check_out(out: Path, run_dir: Path, judgments: Judgments) -> None:
         )
 
 
+def _config(manifest: Manifest, key: str, default: Any) -> Any:
+    """A ``stats.*`` key of the run's identity (``stats.seed``; runs made before 0.3 named it ``seed``)."""
+    config = manifest.config
+    return config.get(key, config.get(key.removeprefix("stats."), default))
+
+
 def _measures(manifest: Manifest) -> tuple[str, ...]:
-    configured = manifest.config.get("measures") or ()
+    configured = _config(manifest, "stats.measures", None) or ()
     return tuple(dict.fromkeys([*configured, *(m.key for m in DEFAULT_MEASURES)]))
 
 
@@ -145,12 +148,12 @@ def _significance(
     the family (every comparison of the run) now holds new p-values.
     """
     pairs = list(dict.fromkeys((c.arm_a, c.arm_b) for c in results.datasets[name].significance))
-    cfg = manifest.config
-    alpha = float(cfg.get("alpha", 0.05))
+    alpha = float(_config(manifest, "stats.alpha", 0.05))
     redone: list[Comparison] = []
     if pairs:
         per_query = {name: {arm: ev.per_query[PRIMARY_MEASURE.key] for arm, ev in evaluations.items()}}
-        test, seed = str(cfg.get("test", "randomization")), int(cfg.get("seed", 42))
+        test = str(_config(manifest, "stats.test", "randomization"))
+        seed = int(_config(manifest, "stats.seed", 42))
         redone = compare_arms(
             per_query, pairs, measure=PRIMARY_MEASURE.key, test=test, alpha=alpha, seed=seed
         )
@@ -202,7 +205,7 @@ def rescore(req: RescoreRequest) -> tuple[Path, RunResults]:
     _check_out(out, req.run_dir, judgments)
     manifest = data.results.manifest
     ds, applied, judge = _applied(name, judgments, data.dataset(name, req.data_path), req.mode)
-    seed = int(manifest.config.get("seed", 42))
+    seed = int(_config(manifest, "stats.seed", 42))
     used = _used(data.results.datasets[name].judgments, judgments, req.mode, judge)
     scored, evaluations = _score_dataset(data, name, ds, _measures(manifest), seed, used)
     rows = [r for r in load_per_query(req.run_dir) if r.dataset != name] + _rows(name, evaluations)

@@ -163,7 +163,7 @@ def publish(pub: Publication, sinks: Sequence[str], backend: Backend, records_ba
         writer(pub)
     opened = [SINKS[name](SinkTarget(pub.run_dir, records_backend)) for name in sinks]
     try:
-        for outcome in pub.outcomes:
+        for outcome in pub.outcomes if opened else ():  # (no sink: no record is built, no document read)
             records = list(records_of(pub, outcome, backend))
             for sink in opened:
                 sink.write(records)

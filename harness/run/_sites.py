@@ -25,14 +25,9 @@ from indexer import (
     Capabilities,
     ConnectionSettings,
     Dataset,
-    EmbeddingCache,
-    IndexOptions,
     IndexSummary,
-    build_encoder,
     build_index,
     connect,
-    endpoint_for,
-    resolve_model,
 )
 
 #: the key of the built-in arms' embedder (template arms' embedders are keyed by the arm's name)
@@ -71,17 +66,7 @@ def embedder_for(
     model: str, exp: Experiment, query_prompt: str | None = None, document_prompt: str | None = None
 ) -> CachedEmbedder:
     """A cached embedder for ``model`` with the run's endpoint, embedding backend and remote-code consent."""
-    emb = exp.embedding
-    spec = resolve_model(
-        model,
-        query_prompt=query_prompt,
-        document_prompt=document_prompt,
-        trust_remote_code=emb.trust_remote_code,
-    )
-    cache = EmbeddingCache()
-    endpoint = endpoint_for([model], emb.url, emb.key_env)
-    encoder = build_encoder(spec, endpoint=endpoint, cache=cache, backend=emb.backend, progress=exp.progress)
-    return CachedEmbedder(encoder, cache)
+    return exp.embedding.embedder(model, query_prompt, document_prompt, exp.progress)
 
 
 def embedders(exp: Experiment, arms: Sequence[Arm]) -> dict[str, CachedEmbedder]:
@@ -172,7 +157,7 @@ def _build(
     """The dataset's harness index on each cluster in ``needing``, and the run cluster's build timings."""
     built: dict[str, IndexSummary] = {}
     timings: dict[str, float] = {}
-    options = IndexOptions(progress=exp.progress, analysis=exp.index.analysis, mapping=exp.user_mapping)
+    options = exp.index_options()
     for url, found in needing.items():
         backend = clusters.main if url == clusters.main.url else clusters.open[url]
         unique = list({e.spec.field_name: e for e in found}.values())

@@ -209,13 +209,13 @@ CASES = [
     Case(
         "no-vectors-with-a-model",
         lambda c: _index(c.good, c.url, "--embed-model", "minilm"),
-        ("--no-vectors and --embed-model exclude each other",),
+        ("--embed-model minilm: names a model to embed with: expected no --no-vectors with it",),
     ),
-    Case("chunk-size-zero", lambda c: _index(c.good, c.url, "--chunk-mb", "0"), ("--chunk-mb",)),
+    Case("chunk-size-zero", lambda c: _index(c.good, c.url, "--chunk-mb", "0"), ("--chunk-mb 0: expected 0.1..100, found 0.0",)),
     Case(
         "unknown-analysis-chain",
         lambda c: _index(c.good, c.url, "--analysis", "klingon"),
-        ("expected --analysis in ['english', 'hunspell', 'standard'], found 'klingon'",),
+        ("--analysis klingon: expected one of english, hunspell, standard, found 'klingon'",),
     ),
     Case(
         "knn-engine-on-elasticsearch",
@@ -225,7 +225,7 @@ CASES = [
     Case(
         "unknown-knn-engine",
         lambda c: ["index", "--dataset", str(c.good), "--knn-engine", "annoy", "--url", c.url],
-        ("expected a k-NN engine in ['lucene', 'faiss', 'nmslib'], found 'annoy'",),
+        ("--knn-engine annoy: expected one of lucene, faiss, nmslib, found 'annoy'",),
     ),
     # run flags
     Case("depth-too-small", lambda c: _run(c.good, c.url, "--depth", "5"), ("--depth 5: expected 10..1000, found 5",)),

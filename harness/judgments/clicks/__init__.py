@@ -2,7 +2,7 @@
 
 * :class:`UbiSource` (where the log is: JSON-lines exports or a cluster's ``ubi_queries`` /
   ``ubi_events``) and :class:`ClickModelSpec` (model, max rank, date window, minimum impressions,
-  grade cut points): typed, validated once, from keywords or a ``[judgments]`` table.
+  grade cut points): tables of keys (``judgments.*``), checked by their declarations.
 * :func:`read_log` reads the log; :func:`judge_clicks` runs a click model (:data:`CLICK_MODELS`:
   ``coec``, clicks over expected clicks; ``ctr``, raw click-through rate) -> :class:`ClickJudgments`;
   :func:`rated` turns them into ``RatedPair`` s for ``indexer.write_judgments``.
@@ -41,7 +41,7 @@ from harness.judgments.clicks._simulate import (
     systems,
     write_simulation,
 )
-from harness.judgments.clicks._spec import MODEL_NAMES, ClickModelSpec, SpecError, UbiSource, as_flag
+from harness.judgments.clicks._spec import MODEL_NAMES, ClickModelSpec, UbiSource
 
 __all__ = [
     "CLICK_MODELS",
@@ -59,12 +59,10 @@ __all__ = [
     "SampledQuery",
     "Simulation",
     "SimulationSpec",
-    "SpecError",
     "SystemAgreement",
     "UbiSource",
     "agreement",
     "agreement_lines",
-    "as_flag",
     "click_qrels",
     "from_log",
     "graded_tau",

@@ -24,12 +24,11 @@ def read_log(source: UbiSource, spec: ClickModelSpec, conn: ConnectionSettings |
         assert source.events is not None
         return read_ubi_files(source.events, source.queries, keep=keep)
     if conn is None:
-        raise ConfigError(f"expected a connection to read the UBI index {source.events_index}, found none")
-    assert source.events_index is not None
+        raise ConfigError(f"expected a connection to read the UBI index {source.events_in}, found none")
     backend = connect(conn)
     try:
         return read_ubi_index(
-            backend, events_index=source.events_index, queries_index=source.queries_index, keep=keep
+            backend, events_index=source.events_in, queries_index=source.queries_in, keep=keep
         )
     finally:
         backend.close()

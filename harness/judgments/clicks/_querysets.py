@@ -20,25 +20,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from base import ConfigError
+from harness.keys import RESULTS, between, key
 from indexer import EventFilter, UbiLog, normalise_text
-
-from ._spec import SpecError
 
 SAMPLE_METHODS = ("random", "pps", "top")
 
 
 @dataclass(frozen=True, slots=True)
 class QuerySetSpec:
-    method: str = "pps"
-    size: int = 50
-    seed: int = 42
+    """How a query set is sampled from a UBI log (the ``sample.*`` keys of ``harness clicks queries``)."""
 
-    def __post_init__(self) -> None:
-        if self.method not in SAMPLE_METHODS:
-            methods = ", ".join(SAMPLE_METHODS)
-            raise SpecError("method", f"expected a sampling method among {methods}, found {self.method!r}")
-        if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 1:
-            raise SpecError("size", f"expected a query set size of 1 or more, found {self.size!r}")
+    method: str = key(
+        "pps", affects=RESULTS, choices=lambda: SAMPLE_METHODS, doc="random | pps (by frequency) | top"
+    )
+    size: int = key(50, affects=RESULTS, check=between(1, 1_000_000), doc="queries to sample")
+    seed: int = key(42, affects=RESULTS, doc="random seed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +67,8 @@ def query_frequencies(log: UbiLog, keep: EventFilter | None = None) -> dict[str,
             texts.setdefault(e.query_id, set()).add(normalise_text(e.user_query))
     counts: dict[str, int] = {}
     for keys in texts.values():
-        for key in keys:
-            counts[key] = counts.get(key, 0) + 1
+        for text in keys:
+            counts[text] = counts.get(text, 0) + 1
     return counts
 
 

@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from base import ConfigError, write_text_atomic
+from harness._errors import SettingError
+from harness.keys import RESULTS, between, key
 from harness.results import trec_lines
 from indexer import CLICK, IMPRESSION, UbiEvent, UbiLog, UbiQuery, write_ubi_files
-
-from ._spec import SpecError
 
 IMPRESSION_MODES = ("events", "hit_ids")
 START = datetime(2025, 1, 1, tzinfo=UTC)
@@ -33,36 +33,36 @@ START = datetime(2025, 1, 1, tzinfo=UTC)
 
 @dataclass(frozen=True, slots=True)
 class SimulationSpec:
-    searches: int = 30000
-    depth: int = 10
-    eta: float = 1.0
-    attract_low: float = 0.1
-    attract_high: float = 0.7
-    zipf: float = 1.0
-    min_searches: int = 50
-    days: int = 30
-    impressions: str = "events"
-    seed: int = 42
+    """A simulated log's settings (the ``simulate.*`` keys of ``harness clicks simulate``)."""
 
-    def __post_init__(self) -> None:
-        if not 0.0 <= self.attract_low < self.attract_high <= 1.0:
-            raise SpecError(
+    searches: int = key(30000, affects=RESULTS, check=between(1, 10_000_000), doc="searches to simulate")
+    depth: int = key(10, affects=RESULTS, check=between(1, 1000), doc="results shown per search")
+    eta: float = key(
+        1.0, affects=RESULTS, check=between(0, 10), doc="position bias: rank r examined as r ** -eta"
+    )
+    attract_low: float = key(
+        0.1, affects=RESULTS, check=between(0, 1), doc="click chance of a grade-0 result"
+    )
+    attract_high: float = key(0.7, affects=RESULTS, check=between(0, 1), doc="click chance of the top grade")
+    zipf: float = key(1.0, affects=RESULTS, check=between(0, 10), doc="skew of searches over the queries")
+    min_searches: int = key(
+        50, affects=RESULTS, check=between(1, 1_000_000), doc="searches per query, at least"
+    )
+    days: int = key(30, affects=RESULTS, check=between(1, 3650), doc="days the searches spread over")
+    impressions: str = key(
+        "events",
+        affects=RESULTS,
+        choices=lambda: IMPRESSION_MODES,
+        doc="events (impression events) | hit_ids (the searches' hits only)",
+    )
+    seed: int = key(42, affects=RESULTS, doc="random seed")
+
+    def check(self) -> None:
+        if not self.attract_low < self.attract_high:
+            raise SettingError(
                 "attract_low",
-                f"expected 0 <= attract_low < attract_high <= 1, found {self.attract_low}, {self.attract_high}",
+                f"expected below {{simulate.attract_high}}, found {self.attract_low} >= {self.attract_high}",
             )
-        for key in ("searches", "depth", "min_searches", "days"):
-            if (
-                isinstance(getattr(self, key), bool)
-                or not isinstance(getattr(self, key), int)
-                or getattr(self, key) < 1
-            ):
-                raise SpecError(key, f"expected an integer of 1 or more, found {getattr(self, key)!r}")
-        for key in ("eta", "zipf"):
-            if getattr(self, key) < 0:
-                raise SpecError(key, f"expected a number >= 0, found {getattr(self, key)!r}")
-        if self.impressions not in IMPRESSION_MODES:
-            modes = " or ".join(IMPRESSION_MODES)
-            raise SpecError("impressions", f"expected impressions as {modes}, found {self.impressions!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,11 @@
 """LLM judges (``harness judge``): labels for (query, document) pairs, with their agreement with people.
 
-    spec = JudgeOptions(llm=("gpt-4o-mini",), template=("graded",), llm_url=URL).build()  # or .from_table
+    spec = JudgeOptions(llm=("gpt-4o-mini",), template=("graded",), llm_url=URL).build()  # keys judgments.*
     pairs = pairs_from_run(run_dir, arms=("lexical", "vector", "hybrid"), depth=10)
     # or pairs_from_rankings(dataset, {arm: ranking}) (an experiment's), or pairs_from_file(path, dataset)
     result = judge_and_write(spec, pairs)              # judgments.qrels + its provenance, answers.jsonl
 
-* :class:`JudgeOptions` -> :class:`JudgeSpec` (validated once; flags or a TOML table): judges (models x
+* :class:`JudgeOptions` (a table of keys, ``judgments.*``) -> :class:`JudgeSpec`: judges (models x
   templates, one scale), how their labels combine (:data:`COMBINERS`), the context fields and where they
   come from (:class:`ContextSpec`, :data:`CONTEXT_SOURCES`), the token limit, the endpoint;
 * prompts (:mod:`._prompt`): packaged Mustache templates ``graded`` (0-3, UMBRELA-style) and ``binary``,

@@ -11,7 +11,6 @@ or printed. :meth:`JudgeCalls.plan` says what a run will cost before any call is
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,28 +28,6 @@ SHOWN_FAILURES = 10
 JUDGE_SETTINGS = GenerationSettings(temperature=0.0, top_p=None)
 #: the endpoint's own defaults (timeout, concurrency, retries) where the user gives none
 ENDPOINT_DEFAULTS = Endpoint()
-
-
-def endpoint(
-    url: str | None,
-    key_env: str | None,
-    *,
-    timeout_s: float | None = None,
-    concurrency: int | None = None,
-    max_retries: int | None = None,
-) -> Endpoint:
-    """The chat endpoint as the user gave it (None: the endpoint's own default for that setting)."""
-    base = ENDPOINT_DEFAULTS
-    retry = base.retry if max_retries is None else dataclasses.replace(base.retry, max_retries=max_retries)
-    return Endpoint.resolve(
-        url,
-        key_env,
-        timeout_s=base.timeout_s if timeout_s is None else timeout_s,
-        concurrency=base.concurrency if concurrency is None else concurrency,
-        retry=retry,
-        key_flag="--llm-key-env",
-        url_flag="--llm-url",
-    )
 
 
 def describe_endpoint(ep: Endpoint) -> dict[str, object]:

@@ -33,22 +33,6 @@ class ContextSpec:
     index: str | None = None  # default: the run's index for the dataset
     max_doc_tokens: int = 512
 
-    def __post_init__(self) -> None:
-        if self.source not in CONTEXT_SOURCES:
-            raise ConfigError(
-                f"expected --context-source among {', '.join(CONTEXT_SOURCES)}, found {self.source!r}"
-            )
-        if not self.fields or not all(f.strip() for f in self.fields):
-            raise ConfigError(f"expected --context-fields to name one or more fields, found {self.fields!r}")
-        if self.source == "dataset" and set(self.fields) - set(DATASET_FIELDS):
-            raise ConfigError(
-                f"expected --context-fields among {', '.join(DATASET_FIELDS)} for the dataset's documents, found "
-                f"{', '.join(sorted(set(self.fields) - set(DATASET_FIELDS)))} (read other fields from the index: "
-                "--context-source index)"
-            )
-        if not 16 <= self.max_doc_tokens <= 100_000:
-            raise ConfigError(f"expected --max-doc-tokens between 16 and 100000, found {self.max_doc_tokens}")
-
 
 def _from_dataset(pairs: PairSet, spec: ContextSpec, backend: Backend | None) -> Context:
     wanted = {p.doc_id for p in pairs.pairs}
@@ -67,7 +51,8 @@ def _from_index(pairs: PairSet, spec: ContextSpec, backend: Backend | None) -> C
     index = spec.index or pairs.index
     if backend is None or not index:
         raise ConfigError(
-            "--context-source index needs a cluster (--url) and an index (--index, or the run's own index)"
+            "judgments.context_source index needs a cluster (connection.url) and an index (judgments.index, or the "
+            "run's own index)"
         )
     if not backend.index_exists(index):
         raise ConfigError(f"--context-source index: the cluster has no index {index!r}")

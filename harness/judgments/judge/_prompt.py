@@ -102,7 +102,9 @@ def _from_table(data: Mapping[str, object], source: str, scale: str | None) -> J
     if declared is not None and not isinstance(declared, str):
         raise ConfigError(f'{source}: expected "scale" to be a string, found {declared!r}')
     if declared and scale and declared.strip().lower() != scale.strip().lower():
-        raise ConfigError(f"{source}: the file's scale is {declared!r}, but --scale says {scale!r}")
+        raise ConfigError(
+            f"{source}: the file's scale is {declared!r}, but {{judgments.scale}} says {scale!r}"
+        )
     name = declared or scale
     if not name:
         raise ConfigError(f'{source}: expected a "scale" ({", ".join(BUILTIN_PROMPTS)}), found none')
@@ -125,8 +127,10 @@ def load_prompt(ref: str, scale: str | None = None) -> JudgePrompt:
     name = ref.removeprefix(BUILTIN_PREFIX)
     if name in BUILTIN_PROMPTS and not Path(ref).is_file():
         prompt = builtin_prompt(name)
-        if scale and scale_named(scale, "--scale").name != prompt.scale.name:
-            raise ConfigError(f"{ref} rates on the {prompt.scale.name} scale, but --scale says {scale!r}")
+        if scale and scale_named(scale, "scale").name != prompt.scale.name:
+            raise ConfigError(
+                f"{ref} rates on the {prompt.scale.name} scale, but {{judgments.scale}} says {scale!r}"
+            )
         return prompt
     path = Path(ref).expanduser()
     try:

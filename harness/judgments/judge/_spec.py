@@ -1,29 +1,27 @@
-"""A judge's configuration, validated once: from flags or from a table, into one :class:`JudgeSpec`.
-
-:class:`JudgeOptions` is what the user wrote (``None`` where nothing was given), from the command's
-flags or from a TOML table (:meth:`JudgeOptions.from_table`); :meth:`JudgeOptions.build` checks it
-once, reads and checks the templates, and gives the :class:`JudgeSpec` every other part takes.
-Errors name what the user wrote: the flag (``--combine``), or the key path (``exp.toml: [judgments]
-combine``). The defaults are defined here once.
+"""A judge's configuration, as keys: :class:`JudgeOptions` is a table of them (``judgments.llm``,
+``judgments.template``, ...), read by the experiment's judge source and by ``harness judge`` alike (``--llm M``
+is ``--set judgments.llm=M``); each value is checked by its declaration, and :meth:`JudgeOptions.build` reads
+the templates and gives the :class:`JudgeSpec` every other part takes. A refusal names the key it refuses
+(:class:`~harness._errors.SettingError`), so each edge names it as its user wrote it. The defaults are the
+components' own (the endpoint's, the judges' sampling, the document context), written once.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from base import ConfigError, HarnessError
+from base import ConfigError
 from harness._errors import SettingError
-from harness.expand import GenerationSettings
-from harness.judgments.judge._client import JUDGE_SETTINGS, Endpoint, endpoint
-from harness.judgments.judge._combine import COMBINERS, combiner
-from harness.judgments.judge._context import ContextSpec
-from harness.judgments.judge._prompt import JudgePrompt, load_prompt
-from harness.judgments.judge._scale import Scale
+from harness.expand import GenerationSettings, checked_endpoint
+from harness.judgments.judge._client import ENDPOINT_DEFAULTS, JUDGE_SETTINGS, Endpoint
+from harness.judgments.judge._combine import COMBINERS
+from harness.judgments.judge._context import CONTEXT_SOURCES, DATASET_FIELDS, ContextSpec
+from harness.judgments.judge._prompt import BUILTIN_PREFIX, BUILTIN_PROMPTS, JudgePrompt, load_prompt
+from harness.judgments.judge._scale import SCALES, Scale
+from harness.keys import MAX_RETRIES, PERFORMANCE, RESULTS, between, key
 from harness.results import JudgeIdentity
 
 HUMAN_UNJUDGED = ("auto", "zero", "skip")
@@ -65,25 +63,6 @@ class JudgeSpec:
     human_unjudged: str = "auto"
     cache_dir: Path | None = None
 
-    def __post_init__(self) -> None:
-        if not self.judges:
-            raise ConfigError("expected one or more judges (--llm MODEL), found none")
-        scales = sorted({j.prompt.scale.name for j in self.judges})
-        if len(scales) > 1:
-            raise ConfigError(
-                f"expected every judge on one scale (their labels are combined), found {', '.join(scales)}"
-            )
-        ids = [j.id for j in self.judges]
-        if len(set(ids)) < len(ids):
-            raise ConfigError(
-                f"expected different judges, found {sorted(i for i in ids if ids.count(i) > 1)[0]} twice"
-            )
-        combiner(self.combine)
-        if self.human_unjudged not in HUMAN_UNJUDGED:
-            raise ConfigError(
-                f"expected --human-unjudged among {', '.join(HUMAN_UNJUDGED)}, found {self.human_unjudged!r}"
-            )
-
     @property
     def id(self) -> str:
         """The judge's id: one judge's own, or ``combine(id+id+...)``."""
@@ -96,134 +75,132 @@ class JudgeSpec:
         return self.judges[0].prompt.scale
 
 
-#: option -> how it is spelled on the command line
-def flag_name(option: str) -> str:
-    return "--" + option.replace("_", "-")
+_CONTEXT = ContextSpec()
+_RETRY = ENDPOINT_DEFAULTS.retry
+
+
+def _template_file(value: str) -> bool:
+    """Whether a template is a file (resolved from where it was written), not a built-in one."""
+    return value.removeprefix(BUILTIN_PREFIX) not in BUILTIN_PROMPTS
 
 
 @dataclass(frozen=True, slots=True)
 class JudgeOptions:
-    """What the user wrote for a judge, flags or table alike; ``None`` / empty: not given."""
+    """A judge's keys (``judgments.*``): the models, their templates, what they read, the endpoint."""
 
-    llm: tuple[str, ...] = ()
-    template: tuple[str, ...] = ()
-    scale: str | None = None
-    combine: str | None = None
-    context_source: str | None = None
-    context_fields: tuple[str, ...] = ()
-    index: str | None = None
-    max_doc_tokens: int | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    seed: int | None = None
-    llm_url: str | None = None
-    llm_key_env: str | None = None
-    concurrency: int | None = None
-    timeout: float | None = None
-    max_retries: int | None = None
-    human_unjudged: str | None = None
-    cache_dir: Path | None = None
+    llm: tuple[str, ...] = key(
+        (),
+        affects=RESULTS,
+        commas=True,
+        doc="the LLM: model name(s) its endpoint serves; several: several judges",
+    )
+    template: tuple[str, ...] = key(
+        (DEFAULT_TEMPLATE,),
+        affects=RESULTS,
+        commas=True,
+        paths=_template_file,
+        doc=f"{' | '.join(BUILTIN_PROMPTS)} (packaged) or a template file (TOML, or Mustache with a scale); several: several judges",
+    )
+    scale: str | None = key(affects=RESULTS, choices=lambda: SCALES, doc="scale of a Mustache template file")
+    combine: str = key(
+        DEFAULT_COMBINE, affects=RESULTS, choices=lambda: COMBINERS, doc="how several judges' labels combine"
+    )
+    context_source: str = key(
+        _CONTEXT.source,
+        affects=RESULTS,
+        choices=lambda: CONTEXT_SOURCES,
+        doc="where the documents' fields come from",
+    )
+    context_fields: tuple[str, ...] = key(
+        _CONTEXT.fields, affects=RESULTS, commas=True, doc="document fields the judge reads"
+    )
+    index: str | None = key(affects=RESULTS, doc="index to read fields from (default: the run's)")
+    max_doc_tokens: int = key(
+        _CONTEXT.max_doc_tokens,
+        affects=RESULTS,
+        check=between(16, 100_000),
+        doc="tokens of each document the judge reads",
+    )
+    temperature: float = key(
+        JUDGE_SETTINGS.temperature, affects=RESULTS, check=between(0, 2), doc="sampling temperature"
+    )
+    max_tokens: int | None = key(affects=RESULTS, check=between(1, 1_000_000), doc="answer tokens per call")
+    seed: int | None = key(affects=RESULTS, doc="sent to endpoints that honour it")
+    llm_url: str | None = key(
+        affects=PERFORMANCE, doc="OpenAI-compatible chat endpoint (default $OPENAI_BASE_URL, else OpenAI)"
+    )
+    llm_key_env: str | None = key(
+        affects=PERFORMANCE, doc="variable holding the endpoint's key (never stored or printed)"
+    )
+    concurrency: int = key(
+        ENDPOINT_DEFAULTS.concurrency, affects=PERFORMANCE, check=between(1, 256), doc="requests in flight"
+    )
+    timeout: float = key(
+        ENDPOINT_DEFAULTS.timeout_s,
+        affects=PERFORMANCE,
+        check=between(0, 3600, above=True),
+        doc="seconds per request",
+    )
+    max_retries: int = key(
+        _RETRY.max_retries, affects=PERFORMANCE, check=between(0, MAX_RETRIES), doc="retries per request"
+    )
+    human_unjudged: str = key(
+        "auto",
+        affects=RESULTS,
+        choices=lambda: HUMAN_UNJUDGED,
+        doc="pooled pairs people did not judge, for agreement (auto: 0 when the judgments list only relevant documents, else left out)",
+    )
+    cache_dir: Path | None = key(affects=PERFORMANCE, doc="answer cache (default <cache>/judgments)")
 
-    @classmethod
-    def from_table(cls, table: Mapping[str, Any], source: str) -> JudgeOptions:
-        """The options of a TOML table (``source`` names it: ``exp.toml: [judgments]``); a value refused raises
-        :class:`~harness._errors.SettingError`, which knows its key."""
-        known = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(table) - set(known))
-        if unknown:
-            raise ConfigError(
-                f"{source}: unknown key(s) {', '.join(unknown)}; expected among {', '.join(known)}"
-            )
-        values = {name: _table_value(name, table[name], f"{source} {name}") for name in table}
-        return cls(**values)
-
-    def build(self, where: Callable[[str], str] = flag_name) -> JudgeSpec:
-        """The validated spec; a problem names the option as ``where`` spells it."""
-        try:
-            return self._build()
-        except HarnessError as exc:
-            raise ConfigError(_renamed(str(exc), where)) from None
-
-    def _build(self) -> JudgeSpec:
+    def check(self) -> None:
         if not self.llm:
-            raise ConfigError("expected --llm MODEL (the model name the endpoint serves), found none")
-        prompts = [load_prompt(t, self.scale) for t in self.template or (DEFAULT_TEMPLATE,)]
-        judges = tuple(Judge(m.strip(), p) for m, p in itertools.product(self.llm, prompts))
-        context = _given(
-            ContextSpec,
-            source=self.context_source,
-            fields=self.context_fields or None,
-            index=self.index,
-            max_doc_tokens=self.max_doc_tokens,
-        )
-        base = JUDGE_SETTINGS
+            raise SettingError("llm", "expected the model name the endpoint serves, found none")
+        unknown = sorted(set(self.context_fields) - set(DATASET_FIELDS))
+        if self.context_source == "dataset" and unknown:
+            raise SettingError(
+                "context_fields",
+                f"expected fields among {', '.join(DATASET_FIELDS)} for the dataset's documents, found "
+                f"{', '.join(unknown)} (read other fields from the index: {{judgments.context_source}} index)",
+            )
+
+    def build(self) -> JudgeSpec:
+        """The spec, with the templates read; a refusal names the key it refuses."""
+        judges = self._judges()
+        context = ContextSpec(self.context_source, self.context_fields, self.index, self.max_doc_tokens)
         settings = GenerationSettings(
-            temperature=base.temperature if self.temperature is None else self.temperature,
-            top_p=base.top_p,
+            temperature=self.temperature,
+            top_p=JUDGE_SETTINGS.top_p,
             max_tokens=self.max_tokens,
             seed=self.seed,
         )
-        ep = endpoint(
+        retry = dataclasses.replace(ENDPOINT_DEFAULTS.retry, max_retries=self.max_retries)
+        ep = checked_endpoint(
             self.llm_url,
             self.llm_key_env,
+            "judgments",
             timeout_s=self.timeout,
             concurrency=self.concurrency,
-            max_retries=self.max_retries,
+            retry=retry,
         )
-        return _given(
-            JudgeSpec,
-            judges=judges,
-            endpoint=ep,
-            combine=self.combine,
-            context=context,
-            settings=settings,
-            human_unjudged=self.human_unjudged,
-            cache_dir=self.cache_dir,
-        )
+        return JudgeSpec(judges, ep, self.combine, context, settings, self.human_unjudged, self.cache_dir)
 
-
-def _given(kind: Any, **values: Any) -> Any:
-    """``kind`` built from the values given (the others keep the class's defaults)."""
-    return kind(**{k: v for k, v in values.items() if v is not None})
-
-
-_TYPES: dict[str, tuple[type, ...]] = {
-    "llm": (str, list),
-    "template": (str, list),
-    "context_fields": (str, list),
-    "max_doc_tokens": (int,),
-    "temperature": (int, float),
-    "max_tokens": (int,),
-    "seed": (int,),
-    "concurrency": (int,),
-    "timeout": (int, float),
-    "max_retries": (int,),
-}
-_LISTS = ("llm", "template", "context_fields")
-
-
-def _table_value(name: str, value: Any, where: str) -> Any:
-    kinds = _TYPES.get(name, (str,))
-    ok = not isinstance(value, bool) and isinstance(value, kinds)  # (kept apart: no narrowing of value)
-    if not ok:
-        raise SettingError(name, f"expected {' or '.join(k.__name__ for k in kinds)}, found {value!r}", where)
-    if name in _LISTS:
-        items = [value] if isinstance(value, str) else value
-        if not all(isinstance(v, str) for v in items):
-            raise SettingError(name, f"expected a list of strings, found {value!r}", where)
-        return tuple(items)
-    if name == "cache_dir":
-        return Path(value)
-    return value
-
-
-def _renamed(message: str, where: Callable[[str], str]) -> str:
-    """A message written with flag names, with each option spelled as ``where`` spells it."""
-    if where is flag_name:
-        return message
-    for name in sorted((f.name for f in dataclasses.fields(JudgeOptions)), key=len, reverse=True):
-        message = message.replace(flag_name(name), where(name))
-    return message
+    def _judges(self) -> tuple[Judge, ...]:
+        try:
+            prompts = [load_prompt(t, self.scale) for t in self.template]
+        except ConfigError as exc:
+            raise SettingError("template", str(exc)) from None
+        judges = tuple(Judge(m.strip(), p) for m, p in itertools.product(self.llm, prompts))
+        scales = sorted({j.prompt.scale.name for j in judges})
+        if len(scales) > 1:
+            raise SettingError(
+                "template",
+                f"expected every judge on one scale (their labels are combined), found {', '.join(scales)}",
+            )
+        ids = [j.id for j in judges]
+        twice = sorted(i for i in ids if ids.count(i) > 1)
+        if twice:
+            raise SettingError("llm", f"expected different judges, found {twice[0]} twice")
+        return judges
 
 
 __all__ = [
@@ -234,5 +211,4 @@ __all__ = [
     "Judge",
     "JudgeOptions",
     "JudgeSpec",
-    "flag_name",
 ]

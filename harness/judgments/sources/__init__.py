@@ -9,16 +9,16 @@
 * :mod:`._clicks`: a User Behavior Insights log through a click model (COEC, CTR), before any search;
 * :mod:`._judge`: an LLM judge over the pooled top-k of the run's arms, after the search, before scoring.
 
-Each :class:`Source` reads its keys once (:meth:`Source.from_settings`, refusals keyed by
-:class:`~harness._errors.SettingError`), with the defaults of the component it drives, and gives
+Each :class:`Source` declares its keys as tables (:attr:`Source.tables`: the click model's, the judge's and
+the pool's own), built by the one builder every command uses (:func:`harness.experiment.settings`), and gives
 :class:`Judged`: the dataset to score with and what the figures say they were scored with
 (``DatasetResult.judgments``: a judge's provenance and agreement, which every table and ``harness gate`` show).
 """
 
-from harness.judgments.sources._base import AfterSearch, BeforeSearch, Judged, Key, Setting, Source
+from harness.judgments.sources._base import AfterSearch, BeforeSearch, Judged, Source
 from harness.judgments.sources._clicks import Clicks
 from harness.judgments.sources._files import Files
-from harness.judgments.sources._judge import Judge
+from harness.judgments.sources._judge import Judge, PoolKeys
 
 #: every judgments source by its name (``judgments.source``)
 SOURCES: dict[str, type[Source]] = {kind.name: kind for kind in (Files, Clicks, Judge)}
@@ -33,7 +33,6 @@ __all__ = [
     "Files",
     "Judge",
     "Judged",
-    "Key",
-    "Setting",
+    "PoolKeys",
     "Source",
 ]

@@ -1,7 +1,8 @@
 """What every judgments source is: its keys, read once into a typed source, and the one thing it does.
 
-A source is a frozen dataclass built from the keys of an experiment's ``[judgments]`` table
-(:meth:`Source.from_settings`, every refusal a :class:`~harness._errors.SettingError` naming its key).
+A source is a frozen dataclass built from tables of keys (:attr:`Source.tables`, each a table of
+:func:`harness.keys.key` fields under ``judgments.``, read by the one builder every command uses), by
+:meth:`Source.from_tables` (a refusal there is a :class:`~harness._errors.SettingError` naming its key).
 Sources that need nothing of the search judge the loaded dataset before it (:meth:`Source.before_search`:
 the files it came with, click logs); a source that needs the arms' results (an LLM judge over their
 pooled top-k) says so (``after_search``) and judges them after the search, before any score
@@ -11,7 +12,7 @@ scored with it says it used (:class:`Judged`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,28 +21,6 @@ from rich.console import Console
 
 from harness.results import JudgmentsUsed, Ranking
 from indexer import Backend, ConnectionSettings, Dataset
-
-
-@dataclass(frozen=True, slots=True)
-class Setting:
-    """A value given for one of a source's keys, and where a relative path given for it starts (the experiment
-    file's folder; None: the working directory)."""
-
-    value: Any
-    base: Path | None = None
-
-    def path(self, text: str) -> str:
-        """``text`` as a path from where it was written."""
-        path = Path(text).expanduser()
-        return str(self.base / path if self.base is not None and not path.is_absolute() else path)
-
-
-@dataclass(frozen=True, slots=True)
-class Key:
-    """One key of a source: what it is, and its default as the component that owns it defines it."""
-
-    doc: str
-    default: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,19 +61,25 @@ class Source:
     __slots__ = ()
     name: ClassVar[str]
     doc: ClassVar[str]
-    keys: ClassVar[Mapping[str, Key]] = {}
+    #: the tables of its keys (``judgments.KEY``), in the order :meth:`from_tables` takes them built
+    tables: ClassVar[tuple[type, ...]] = ()
     #: whether it brings labels of its own (which meet the dataset's as ``judgments.mode`` says)
     labels: ClassVar[bool] = True
     #: whether it needs the arms' results (then it judges after the search, before any score)
     after_search: ClassVar[bool] = False
 
     @classmethod
-    def from_settings(cls, values: Mapping[str, Setting]) -> Source:
-        """The source of the keys given (each one of :attr:`keys`)."""
-        raise NotImplementedError
+    def from_tables(cls, tables: Sequence[Any]) -> Source:
+        """The source of its keys, built (one instance of each of :attr:`tables`, in their order)."""
+        return cls()
+
+    def key_tables(self) -> tuple[Any, ...]:
+        """Its keys as built (one instance of each of :attr:`tables`): the run's config hash covers those
+        that affect results."""
+        return ()
 
     def identity(self) -> dict[str, Any]:
-        """What of the source changes results (the run's config hash covers it)."""
+        """What its keys resolve to that changes results, beyond their values (a template file's hash)."""
         return {}
 
     @property

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from harness.judgments.sources._base import Setting, Source
+from harness.judgments.sources._base import Source
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,7 +14,3 @@ class Files(Source):
     name = "files"
     doc = "the dataset's qrels, or data.qrels"
     labels = False
-
-    @classmethod
-    def from_settings(cls, values: Mapping[str, Setting]) -> Files:
-        return cls()

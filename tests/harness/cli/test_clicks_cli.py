@@ -92,15 +92,28 @@ def test_a_query_set_from_the_log(data: Path, log: Path, tmp_path: Path) -> None
 
 @pytest.mark.parametrize(
     ("argv", "fragment"),
-    [
-        (["--queries", "q.jsonl"], "--queries (a file) needs --events"),
+    [  # the same words as the experiment's [judgments] source = "clicks" (one declaration of each key)
+        (
+            ["--queries", "q.jsonl"],
+            "--queries q.jsonl: is an export of the searches: expected the events' export too (--events)",
+        ),
         (["--events", "e.jsonl", "--events-index", "ubi_events"], "found both"),
-        (["--events", "e.jsonl", "--start", "yesterday"], "--start: expected a date YYYY-MM-DD"),
-        (["--events", "e.jsonl", "--cuts", "two"], "--cuts: expected numbers"),
-        (["--events", "e.jsonl", "--cuts", "2,1"], "--cuts: expected increasing score cut points"),
+        (
+            ["--events", "e.jsonl", "--start", "yesterday"],
+            "--start yesterday: expected a date YYYY-MM-DD, found str 'yesterday'",
+        ),
+        (["--events", "e.jsonl", "--cuts", "two"], "--cuts two: expected a number, found str 'two'"),
+        (
+            ["--events", "e.jsonl", "--cuts", "2,1"],
+            "--cuts 2,1: expected increasing score cut points, found [2.0, 1.0]",
+        ),
         (
             ["--events", "e.jsonl", "--click-model", "dbn"],
-            "--click-model: expected a click model among coec, ctr",
+            "--click-model dbn: expected one of coec, ctr, found 'dbn'",
+        ),
+        (
+            ["--events", "e.jsonl", "--set", "judgments.max_rank=0"],
+            "--set judgments.max_rank=0: expected 1..1000, found 0",
         ),
         (["--events", "missing.jsonl"], "expected a JSON-lines file of UBI events"),
     ],

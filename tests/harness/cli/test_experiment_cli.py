@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.cli import main
+from harness.experiment import read_file
 from tests._support import REPO
 
 EXAMPLE = str(REPO / "examples" / "experiment.toml")
@@ -48,13 +49,14 @@ def test_flags_and_set_override_the_file_and_old_flags_say_what_replaced_them(
 ) -> None:
     """An experiment file used to refuse --expansion, --rerank, --load, --ann-sweep and every setting flag:
     now each is a key of the same experiment, and the old ones say in one line what replaced them."""
-    from harness.cli._experiment import experiment_of
+    from harness.cli._experiment import FLAGS, run_experiment
+    from harness.cli._views import given_layers
 
-    exp = experiment_of(
-        {"load": True, "rerank": "minilm@20", "tune_on": "kfold:3", "dataset": ["sample"]},
-        REPO / "examples" / "experiment.toml",
-        ["search.batch_size=64", "sweep.params.knn.num_candidates=[100,400]"],
+    flags = {"load": True, "rerank": "minilm@20", "tune_on": "kfold:3", "dataset": ["sample"]}
+    layers, _ = given_layers(
+        FLAGS, flags, ["search.batch_size=64", "sweep.params.knn.num_candidates=[100,400]"]
     )
+    exp = run_experiment(read_file(REPO / "examples" / "experiment.toml"), layers, {})
     assert exp.load.enabled and exp.rerank_spec is not None and exp.sweep.tune_on == "kfold:3"
     assert exp.search.batch_size == 64 and exp.sweep.params is not None and exp.data.datasets == ("sample",)
     assert main(["run", "--experiment", EXAMPLE, "--batch-size", "0", "--url", "http://127.0.0.1:1"]) == 2

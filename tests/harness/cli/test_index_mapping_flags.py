@@ -15,7 +15,7 @@ NOWHERE = ["--dataset", "sample", "--url", "http://127.0.0.1:9", "--quiet"]
 def test_field_map_needs_a_mapping(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["index", *NOWHERE, "--field-map", "text=body"]) == 2
     assert (
-        "--field-map says where --mapping keeps the corpus, so it needs --mapping FILE"
+        "--field-map text=body: says where --mapping keeps the corpus, so it needs one"
         in capsys.readouterr().err
     )
 
@@ -46,4 +46,6 @@ def test_a_bad_file_is_named_before_connecting(tmp_path: Path, capsys: pytest.Ca
         )
         == 2
     )
-    assert "--analysis standard chooses the harness mapping's analysis chain" in capsys.readouterr().err
+    assert "brings its own analysis, similarity and vector field: expected no --analysis with it" in " ".join(
+        capsys.readouterr().err.split()
+    )

@@ -11,21 +11,14 @@ import typer
 import typer.testing
 
 from base import ConfigError
-from harness.cli._options import (
-    Deprecated,
-    RetriesOpt,
-    SetOpt,
-    default_of,
-    given,
-    with_deprecated,
-    with_panels,
-)
+from harness.cli._options import Deprecated, default_of, with_deprecated
+from harness.cli._views import SetOpt
 
 NewOpt = Annotated[str | None, typer.Option("--embed-url")]
 Models = Annotated[list[str] | None, typer.Option("--embed-model")]
 Out = Annotated[Path | None, typer.Option("--output")]
 Quiet = Annotated[bool, typer.Option("--quiet")]
-Depth = Annotated[int | None, typer.Option("--depth")]
+RetriesOpt = Annotated[int | None, typer.Option("--max-retries")]
 
 
 def _app(seen: dict[str, object]) -> typer.Typer:
@@ -83,11 +76,6 @@ def test_old_and_new_name_together_are_refused() -> None:
     assert "expected --embed-url or its old name --base-url, found both" in str(result.exception)
 
 
-def test_one_retry_range() -> None:
-    assert _invoke("--max-retries", "50")[0].exit_code == 0
-    assert _invoke("--max-retries", "51")[0].exit_code == 2
-
-
 def test_typed_repeatable_short_and_valued_old_names() -> None:
     """kind: the old option's value type; short: its old one-letter form; value: what a flag hands on."""
     seen: dict[str, object] = {}
@@ -118,7 +106,7 @@ def test_typed_repeatable_short_and_valued_old_names() -> None:
     ]
 
 
-def test_panels_given_and_the_configs_defaults() -> None:
+def test_the_configs_defaults() -> None:
     @dataclass(frozen=True)
     class Config:
         depth: int = 10
@@ -128,20 +116,3 @@ def test_panels_given_and_the_configs_defaults() -> None:
     assert (default_of(Config, "depth"), default_of(Config, "names")) == (10, ("a",))
     with pytest.raises(AttributeError, match="has no field 'nope'"):
         default_of(Config, "nope")
-    assert given(depth=None, name="x", flag=False) == {"name": "x", "flag": False}
-
-    app = typer.Typer()
-
-    @app.command()
-    @with_panels({"Search": ("depth",)})
-    def cmd(depth: Depth = None, other: RetriesOpt = None) -> None:
-        pass
-
-    @app.command()
-    def second() -> None:
-        pass
-
-    params = {p.name: p for p in typer.main.get_command(app).commands["cmd"].params}  # type: ignore[attr-defined]
-    assert params["depth"].rich_help_panel == "Search" and params["other"].rich_help_panel is None
-    with pytest.raises(TypeError, match="has no parameter"):
-        with_panels({"X": ("absent",)})(cmd)

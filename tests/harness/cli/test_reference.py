@@ -121,20 +121,25 @@ def test_the_keys_page_has_every_key_with_its_type_default_check_and_flag() -> N
         "`search.depth`",
         "integer (10 to 1000)",
         "`100`",
+        "results (hash)",
         "",
         "results per query",
     ]
-    assert _row(page, "search.timeout")[1:3] == ["number (above 0, up to 3600)", "`60`"]
-    assert _row(page, "output.records")[1:4] == [
+    assert _row(page, "search.timeout")[1:4] == ["number (above 0, up to 3600)", "`60`", "performance"]
+    assert _row(page, "output.records")[1:5] == [
         'list of text (record sinks (or none); or "a,b" text)',
         '`\\["jsonl", "es"\\]`',
-        "`--records`",
+        "output",
+        "`--records` (run)",
     ]
     assert _row(page, "index.bm25")[1:3] == ["text (one of es, r2med)", '`"es"`']
-    assert "a secret: never shown or stored" in _row(page, "connection.password")[4]
+    assert "a secret: never shown or stored" in _row(page, "connection.password")[5]
     assert _row(page, "data.queries")[2] == ""  # no default: not set
-    for flag, key in FLAGS.values():
-        assert _row(page, key)[3] == f"`{flag}`", key
+    for flag in FLAGS:
+        if not flag.argument:
+            assert f"`{flag.flag}` (run" in _row(page, flag.key)[4], flag.key
+    assert "`--depth` (pool, judge)" in _row(page, "judgments.depth")[4]  # one key, two commands' flag
+    assert "`--max-rank` (clicks judgments)" in _row(page, "judgments.max_rank")[4]
     for heading in ("## The experiment", "## [data]", "## [search]", "## [sweep]", "## [judgments]"):
         assert f"\n{heading}\n" in page
 

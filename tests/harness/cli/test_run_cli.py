@@ -14,6 +14,7 @@ import harness.cli._run as run_cli
 from harness.cli import app, main
 from harness.cli._experiment import DEPRECATED
 from harness.experiment import Experiment
+from tests._support import REPO
 
 #: each old flag, a value, and where that value lands in the experiment
 OLD: list[tuple[list[str], str, Any]] = [
@@ -52,6 +53,12 @@ OLD: list[tuple[list[str], str, Any]] = [
     (["--records-url", "http://127.0.0.1:9201"], "output.records_url", "http://127.0.0.1:9201"),
     (["--progress"], "output.quiet", False),
     (["--no-progress"], "output.quiet", True),
+    (["--username", "elastic"], "connection.username", "elastic"),
+    (["--username", "elastic", "--password", "s3cret"], "connection.password", "s3cret"),
+    (["--api-key", "a2V5"], "connection.api_key", "a2V5"),
+    (["--ca-cert", str(REPO / "pyproject.toml")], "connection.ca_cert", REPO / "pyproject.toml"),
+    (["--insecure"], "connection.verify", False),
+    (["--config", str(REPO / "pyproject.toml")], "connection.config", REPO / "pyproject.toml"),
 ]  # fmt: skip
 #: the old flags that need a file (a mapping): checked with one
 MAPPING_FLAGS = ("--mapping", "--field-map")
@@ -99,17 +106,10 @@ def test_the_help_fits_one_screen_in_panels() -> None:
         assert flag in shown
     for flag in ("--rerank", "--fusion", "--tune-on", "--load", "--ann-sweep", "--output", "--records"):
         assert flag in shown
-    for flag in (
-        "--quiet",
-        "--wide",
-        "--set",
-        "--url",
-        "--username",
-        "--password",
-        "--api-key",
-        "--insecure",
-    ):
+    for flag in ("--quiet", "--wide", "--set", "--url"):
         assert flag in shown
+    for flag in ("--username", "--password", "--api-key", "--insecure", "--ca-cert", "--config"):
+        assert flag not in shown  # (the connection is one table: --set connection.KEY=VALUE)
     hidden = [d.old for d in DEPRECATED if f"{d.old} " in shown or shown.endswith(d.old)]
     assert hidden == [] and "--batch-size" not in shown and "--no-progress" not in shown
 

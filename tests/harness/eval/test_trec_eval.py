@@ -205,7 +205,7 @@ def test_harness_score_reproduces_trec_evals_own_expected_output(qrels, run, fla
     names = sorted({line.split()[0] for line in lines})
     complete = "-c" in flags
     args = ["score", str(folder / run), "--qrels", str(folder / qrels), "-m", ",".join(names)]
-    args += (["-q"] if "-q" in flags else []) + ([] if complete else ["--no-complete"])
+    args += (["-q"] if "-q" in flags else []) + ([] if complete else ["--set", "eval.complete=false"])
     args += ["-l", flags[flags.index("-l") + 1]] if "-l" in flags else []
     assert main(args) == 0
     printed = set(capsys.readouterr().out.splitlines())

@@ -305,15 +305,15 @@ def test_configuration_mistakes_are_clear(
         (["--method", "search-o1"], "search-o1 and search-r1 sets come from their agents"),
         (
             ["--llm-key-env", "R2MED_SURELY_UNSET_KEY"],
-            "--llm-key-env names R2MED_SURELY_UNSET_KEY, but that environment variable is not set",
+            "--llm-key-env R2MED_SURELY_UNSET_KEY: names R2MED_SURELY_UNSET_KEY, but that environment variable is not set",
         ),
-        (["--reasoning-format", "thinky"], "expected a reasoning format in auto, none"),
+        (["--reasoning-format", "thinky"], "--reasoning-format thinky: expected one of auto, none"),
         (["--llm-url", "ftp://x"], "expected an endpoint URL like http://127.0.0.1:8000/v1"),
         (
             ["--llm-url", "http://user:pw@127.0.0.1:1/v1"],
-            "credentials inside the endpoint URL are not accepted",
+            "--llm-url http://<secret>@127.0.0.1:1/v1: credentials inside the endpoint URL are not accepted",
         ),
-        (["--llm", " "], "expected --llm, the model name the endpoint serves"),
+        (["--llm", " "], "--llm : expected a non-empty string, found an empty one"),
     ]
     for extra, message in cases:
         argv = ["expand", "--dataset", str(dataset_copy), "--method", "hyde", "--cache-dir", str(tmp_path)]

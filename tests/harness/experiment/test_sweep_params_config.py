@@ -65,7 +65,7 @@ def test_the_param_grid_is_typed_and_joins_the_fusion_grid(tmp_path: Path) -> No
     configs = grid(spec.specs(), SweepContext(("boosted", "knn"), "both", 50))
     assert len(configs) == 3 * 2 * (1 + 3)  # settings x (rrf + wsum at 3 weights)
     assert configs[0].params == {"params": "boosted.boost=1,knn.num_candidates=50", "fusion": "rrf:k=60"}
-    assert "sweep_params" in identity(exp)["experiment"]  # another param grid, another run directory
+    assert identity(exp)["sweep.params"] is not None  # another param grid, another run directory
 
 
 def _grid(exp: Experiment) -> SweepSpec | JointGrid:

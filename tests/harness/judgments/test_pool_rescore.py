@@ -233,7 +233,7 @@ def test_pool_keeps_a_sheet_being_judged(
         ),
         (
             ["rescore", "{run}", "--qrels", "{bad}", "--mode", "overwrite"],
-            "expected a judgments mode among merge, fill, replace",
+            "--mode overwrite: expected one of merge, fill, replace, found 'overwrite'",
         ),
     ],
 )

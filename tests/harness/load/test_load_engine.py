@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from base import ConfigError
+from harness.experiment import experiment
 from harness.load import LoadOptions, MultiSearchOperation, SearchOperation, run_load, summarize
 from indexer import Backend
 
@@ -123,14 +124,15 @@ def test_engine_errors_are_counted_not_raised(backend: Backend, load_index: str)
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("keys", "message"),
     [
-        ({"duration_s": 1, "iterations": 1}, "--duration or --iterations"),
-        ({"clients": 0}, "--clients"),
-        ({"target_throughput": 0}, "--target-throughput"),
-        ({"warmup_s": -1}, "--warmup"),
+        ({"load.duration": 1, "load.iterations": 1}, "expected load.duration or load.iterations, found both"),
+        ({"load.clients": 0}, r"load.clients=0: expected 1\.\.\d+, found 0"),
+        ({"load.target_throughput": 0}, "load.target_throughput=0: expected more than 0"),
+        ({"load.warmup": -1}, r"load.warmup=-1: expected 0\.\.600, found -1"),
     ],
 )
-def test_bad_options_are_refused_clearly(kwargs: dict[str, float], message: str) -> None:
+def test_bad_options_are_refused_clearly(keys: dict[str, float], message: str) -> None:
+    """The load phase's options are keys (load.*): checked by their declarations, before any work."""
     with pytest.raises(ConfigError, match=message):
-        LoadOptions(**kwargs)  # type: ignore[arg-type]
+        experiment(values={"mode": "lexical", "load.enabled": True, **keys})

@@ -38,7 +38,8 @@ def test_the_experiment_carries_the_grid_and_its_identity() -> None:
         values={"mode": "hybrid", "sweep.tune_on": "kfold:3", "sweep.grid": "method=wsum;weights=0.2,0.8"}
     )
     assert exp.tuning == TuneOn(folds=3) and exp.grid == SweepSpec.parse("method=wsum;weights=0.2,0.8")
-    assert identity(exp)["sweep"] == "method=wsum;weights=0.2,0.8" and identity(exp)["tune_on"] == "kfold:3"
+    assert identity(exp)["sweep.grid"] == "method=wsum;weights=0.2,0.8"
+    assert identity(exp)["sweep.tune_on"] == "kfold:3"
     same = experiment(
         values={
             "mode": "hybrid",
@@ -48,5 +49,5 @@ def test_the_experiment_carries_the_grid_and_its_identity() -> None:
     )
     assert identity(same) == identity(exp)  # the same grid however it is spelled: the same run
     plain = experiment(values={"mode": "hybrid", "fusion": "rrf", "sweep.tune_on": "train"})
-    assert "sweep" not in identity(plain)  # runs made before the fusion grid keep their config hash
+    assert identity(plain)["sweep.grid"] is None
     assert plain.grid is None

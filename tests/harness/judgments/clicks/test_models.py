@@ -9,6 +9,7 @@ import pytest
 
 from base import ConfigError
 from harness.judgments.clicks import ClickModelSpec, UbiSource, judge_clicks, observe
+from harness.keys import table_of
 from indexer import UbiEvent, UbiLog, UbiQuery
 
 AT = datetime(2025, 3, 1, 12, tzinfo=UTC)
@@ -96,26 +97,30 @@ def test_pairs_below_the_minimum_are_left_out() -> None:
 @pytest.mark.parametrize(
     ("table", "fragment"),
     [
-        ({"model": "dbn"}, "judgments.model: expected a click model among coec, ctr"),
-        ({"max_rank": 0}, "judgments.max_rank: expected an integer of 1 or more"),
+        ({"model": "dbn"}, "judgments.model: expected one of coec, ctr, found 'dbn'"),
+        ({"max_rank": 0}, r"judgments.max_rank: expected 1\.\.1000, found 0"),
         ({"cuts": [2, 1]}, "judgments.cuts: expected increasing score cut points"),
-        ({"cuts": "2"}, "judgments.cuts: expected a list of numbers"),
+        ({"cuts": "two"}, "judgments.cuts: expected a number, found str 'two'"),
         ({"start": "March"}, "judgments.start: expected a date YYYY-MM-DD"),
-        ({"start": "2025-03-02", "end": "2025-03-01"}, "judgments.start: expected start <= end"),
-        ({"maxrank": 3}, "judgments.maxrank: unknown key"),
+        (
+            {"start": "2025-03-02", "end": "2025-03-01"},
+            "judgments.start: expected judgments.start <= judgments.end",
+        ),
+        ({"maxrank": 3}, "judgments.maxrank: unknown key: expected one of model, max_rank"),
     ],
 )
 def test_a_spec_table_names_the_key_in_error(table: dict[str, object], fragment: str) -> None:
     with pytest.raises(ConfigError, match=fragment):
-        ClickModelSpec.from_table(table)
+        table_of(ClickModelSpec, table, "judgments")
 
 
 def test_a_spec_and_source_from_tables() -> None:
-    spec = ClickModelSpec.from_table({"model": "ctr", "max_rank": 10, "start": "2025-03-01", "cuts": [1, 3]})
+    spec = table_of(ClickModelSpec, {"model": "ctr", "max_rank": 10, "start": "2025-03-01", "cuts": [1, 3]})
     assert spec == ClickModelSpec("ctr", 10, date(2025, 3, 1), None, 5, (1.0, 3.0))
     assert spec.top_grade == 2 and spec.event_filter().max_rank == 10
-    source = UbiSource.from_table({"events": "logs/ev.jsonl"}, base=Path("/data"))
+    source = table_of(UbiSource, {"events": "logs/ev.jsonl"}, base=Path("/data"))
     assert str(source.events) == "/data/logs/ev.jsonl" and not source.in_index
-    assert UbiSource.from_table({"events_index": "ubi_events"}).in_index
-    with pytest.raises(ConfigError, match=r"judgments\.ubi: expected the UBI events from one place"):
-        UbiSource.from_table({"events": "a.jsonl", "events_index": "ubi_events"})
+    assert table_of(UbiSource, {"events_index": "ubi_events"}).in_index
+    assert table_of(UbiSource, {}).events_in == "ubi_events"  # no log named: the cluster's own indices
+    with pytest.raises(ConfigError, match=r"judgments\.events: expected the UBI log from one place"):
+        table_of(UbiSource, {"events": "a.jsonl", "events_index": "ubi_events"}, "judgments")

@@ -9,6 +9,7 @@ import pytest
 
 from base import ConfigError
 from harness.judgments.clicks import QuerySetSpec, query_frequencies, query_ids, sample_queries
+from harness.keys import table_of
 from indexer import EventFilter, UbiEvent, UbiLog, UbiQuery
 
 #: query "q{i}" is searched 2 ** (5 - i) times... for i in 0..5, then 20 rare queries searched once
@@ -72,9 +73,11 @@ def test_ids_come_from_the_dataset_where_the_text_matches() -> None:
 
 
 def test_bad_specs_and_empty_logs() -> None:
-    with pytest.raises(ConfigError, match="sampling method among random, pps, top"):
-        QuerySetSpec("stratified")
-    with pytest.raises(ConfigError, match="size of 1 or more"):
-        QuerySetSpec("top", 0)
+    with pytest.raises(
+        ConfigError, match=r"sample\.method: expected one of random, pps, top, found 'stratified'"
+    ):
+        table_of(QuerySetSpec, {"method": "stratified"}, "sample")
+    with pytest.raises(ConfigError, match=r"sample.size: expected 1\.\.1000000, found 0"):
+        table_of(QuerySetSpec, {"method": "top", "size": 0}, "sample")
     with pytest.raises(ConfigError, match="found none"):
         sample_queries({}, QuerySetSpec())

@@ -104,10 +104,12 @@ def test_a_plain_mustache_file_takes_its_scale_from_the_flag(tmp_path: Path) -> 
     with pytest.raises(ConfigError, match="expected a scale among graded, binary, found 'five'"):
         load_prompt(path, "five")
     toml = _write(tmp_path, "g.toml", 'scale = "graded"\nuser = "{{query}} {{document}}"\n')
-    with pytest.raises(ConfigError, match="the file's scale is 'graded', but --scale says 'binary'"):
+    with pytest.raises(
+        ConfigError, match=r"the file's scale is 'graded', but \{judgments.scale\} says 'binary'"
+    ):
         load_prompt(toml, "binary")
     with pytest.raises(
-        ConfigError, match="builtin:binary rates on the binary scale, but --scale says 'graded'"
+        ConfigError, match=r"builtin:binary rates on the binary scale, but \{judgments.scale\} says 'graded'"
     ):
         load_prompt("builtin:binary", "graded")
     with pytest.raises(ConfigError, match="cannot read"):

@@ -1,23 +1,25 @@
-"""A judge's configuration is validated once, from flags or a table; errors name what the user wrote."""
+"""A judge's configuration is a table of keys (``judgments.*``), checked once by their declarations; a refusal
+names the key as the user wrote it, from a file, ``--set`` or ``harness judge``'s flags alike."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from base import ConfigError
+from harness.cli import main
 from harness.judgments.judge import JudgeOptions, builtin_prompt
+from harness.keys import table_of
 
-TABLE = "exp.toml: [judgments]"
 
-
-def _key(name: str) -> str:
-    return f"{TABLE} {name}"
+def _spec(**values: Any) -> Any:
+    return table_of(JudgeOptions, values, "judgments").build()
 
 
 def test_judges_are_models_times_templates_on_one_scale() -> None:
-    spec = JudgeOptions(llm=("m1", "m2"), template=("graded",), llm_url="http://127.0.0.1:9/v1").build()
+    spec = _spec(llm=["m1", "m2"], template="graded", llm_url="http://127.0.0.1:9/v1")
     graded = builtin_prompt("graded").sha256[:12]
     assert [j.id for j in spec.judges] == [f"m1/{graded}/graded", f"m2/{graded}/graded"]
     assert spec.id == f"mean(m1/{graded}/graded+m2/{graded}/graded)"
@@ -28,66 +30,45 @@ def test_judges_are_models_times_templates_on_one_scale() -> None:
         512,
     )
     assert spec.endpoint.url() == "http://127.0.0.1:9/v1" and spec.human_unjudged == "auto"
-    single = JudgeOptions(llm=("m1",), template=("binary",), combine="max", max_retries=0).build()
+    single = _spec(llm="m1", template="binary", combine="max", max_retries=0)
     assert (
         single.id == f"m1/{builtin_prompt('binary').sha256[:12]}/binary"
         and single.endpoint.retry.max_retries == 0
     )
-    with pytest.raises(ConfigError, match=r"expected every judge on one scale .* found binary, graded"):
-        JudgeOptions(llm=("m1",), template=("graded", "binary")).build()
-    with pytest.raises(ConfigError, match="expected different judges, found m1/"):
-        JudgeOptions(llm=("m1", "m1")).build()
+    with pytest.raises(ConfigError, match=r"template: expected every judge on one scale .* binary, graded"):
+        _spec(llm="m1", template=["graded", "binary"])
+    with pytest.raises(ConfigError, match="llm: expected different judges, found m1/"):
+        _spec(llm=["m1", "m1"])
+    assert JudgeOptions(llm=("m1",)).build().id == _spec(llm="m1").id  # its defaults are the key's
 
 
 @pytest.mark.parametrize(
-    ("options", "message"),
+    ("values", "message"),
     [
-        (JudgeOptions(), "expected --llm MODEL"),
-        (
-            JudgeOptions(llm=("m",), combine="avg"),
-            "expected --combine among mean, majority, min, max, found 'avg'",
-        ),
-        (JudgeOptions(llm=("m",), context_source="web"), "expected --context-source among dataset, index"),
-        (
-            JudgeOptions(llm=("m",), context_fields=("abstract",)),
-            "expected --context-fields among title, text",
-        ),
-        (
-            JudgeOptions(llm=("m",), max_doc_tokens=3),
-            "expected --max-doc-tokens between 16 and 100000, found 3",
-        ),
-        (JudgeOptions(llm=("m",), human_unjudged="one"), "expected --human-unjudged among auto, zero, skip"),
-        (JudgeOptions(llm=("m",), template=("nope.toml",)), "cannot read nope.toml"),
-        (JudgeOptions(llm=("m",), temperature=3.0), "expected --temperature between 0 and 2, found 3.0"),
+        ({}, "judgments.llm: expected the model name the endpoint serves, found none"),
+        ({"combine": "avg"}, "judgments.combine: expected one of mean, majority, min, max, found 'avg'"),
+        ({"context_source": "web"}, "judgments.context_source: expected one of dataset, index, found 'web'"),
+        ({"context_fields": "abstract"}, "judgments.context_fields: expected fields among title, text"),
+        ({"max_doc_tokens": 3}, r"judgments.max_doc_tokens: expected 16\.\.100000, found 3"),
+        ({"max_doc_tokens": "64"}, "judgments.max_doc_tokens: expected an integer, found str '64'"),
+        ({"human_unjudged": "one"}, "judgments.human_unjudged: expected one of auto, zero, skip"),
+        ({"template": "nope.toml"}, "template: expected a judge template .* cannot read nope.toml"),
+        ({"temperature": 3.0}, r"judgments.temperature: expected 0\.\.2, found 3\.0"),
+        ({"llm": ["m", 3]}, "judgments.llm: expected a string, found int 3"),
     ],
 )
-def test_a_bad_flag_is_named(options: JudgeOptions, message: str) -> None:
-    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        options.build()
+def test_a_bad_key_is_named(values: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        _spec(**({"llm": "m"} | values) if values else {})
 
 
-def test_a_table_gives_the_same_spec_and_its_errors_name_the_key_path(tmp_path: Path) -> None:
-    table = {
-        "llm": ["m1"],
-        "template": "binary",
-        "combine": "majority",
-        "context_fields": ["title"],
-        "max_doc_tokens": 64,
-    }
-    spec = JudgeOptions.from_table(table, TABLE).build(_key)
-    flags = JudgeOptions(
-        llm=("m1",), template=("binary",), combine="majority", context_fields=("title",), max_doc_tokens=64
-    ).build()
-    assert spec.id == flags.id and spec.context == flags.context and spec.combine == "majority"
-    with pytest.raises(
-        ConfigError, match=r"exp.toml: \[judgments\]: unknown key\(s\) model; expected among llm"
-    ):
-        JudgeOptions.from_table({"model": "m"}, TABLE)
-    with pytest.raises(
-        ConfigError, match=r"exp.toml: \[judgments\] max_doc_tokens: expected int, found '64'"
-    ):
-        JudgeOptions.from_table({"llm": "m", "max_doc_tokens": "64"}, TABLE)
-    with pytest.raises(ConfigError, match=r"exp.toml: \[judgments\] llm: expected a list of strings"):
-        JudgeOptions.from_table({"llm": ["m", 3]}, TABLE)
-    with pytest.raises(ConfigError, match=r"expected exp.toml: \[judgments\] combine among mean"):
-        JudgeOptions.from_table({"llm": "m", "combine": "avg"}, TABLE).build(_key)
+def test_harness_judge_refuses_with_the_same_words(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The flag is a view of the key: the refusal starts with the flag as written, the rest is the key's."""
+    assert main(["judge", str(tmp_path), "--llm", "m", "--combine", "avg"]) == 2
+    assert "--combine avg: expected one of mean, majority, min, max, found 'avg'" in capsys.readouterr().err
+    assert main(["judge", str(tmp_path), "--llm", "m", "--set", "judgments.max_doc_tokens=3"]) == 2
+    assert "--set judgments.max_doc_tokens=3: expected 16..100000, found 3" in capsys.readouterr().err
+    assert main(["judge", str(tmp_path)]) == 2
+    assert "--llm: expected the model name the endpoint serves, found none" in capsys.readouterr().err
