@@ -88,6 +88,9 @@ def _plan(
         return {name: e.spec for name, e in embedded.items()}
 
     plan = plan_run(exp, caps, models, reranker.identity if reranker else None, analysis=analysis)
+    for note in caps.notes if caps.serverless else ():  # said once: which APIs a serverless service is spared
+        if note.startswith("serverless mode"):
+            console.print(f"note: {note}", style="dim", highlight=False, soft_wrap=True)
     line = engine_line(caps, plan.notices)
     if line is not None:
         console.print(line, style="dim", highlight=False, soft_wrap=True)

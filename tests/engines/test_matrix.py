@@ -104,8 +104,13 @@ def _per_query(run_dir: Path) -> dict[str, dict[str, float]]:
 def _hybrid(
     url: str, data: Path, out: Path, capfd: pytest.CaptureFixture[str], mode: str = "hybrid"
 ) -> tuple[int, str]:
+    """(exit code, what the run printed and, where it finished, the notes its results hold: the first screen
+    says what the engine lacks in one line, and results.json and report.md name each)."""
     argv = ["run", mode, "--dataset", str(data), "--url", url, "--output", str(out), "--quiet"]
-    return _run([*argv, "--records", "jsonl", "--set", f"index.analysis={CHAIN}"], capfd)
+    code, said = _run([*argv, "--records", "jsonl", "--set", f"index.analysis={CHAIN}"], capfd)
+    if (out / "results.json").exists():
+        said += " " + " ".join(RunResults.load(out).engine_notes())
+    return code, said
 
 
 @pytest.fixture(scope="session")

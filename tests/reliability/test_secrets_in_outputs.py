@@ -138,12 +138,13 @@ def test_bad_credentials_fail_clearly_without_the_secret(
     client = secured_node.client()
     alias = "r2med-secret-scifact"
     before = alias_target(client, alias)
-    code = harness_main([*argv, "--no-progress"])
+    code = harness_main([*argv, "--quiet"])
     out = capfd.readouterr()
     message = " ".join(out.err.split())
     assert code != 0
     if mistake == "wrong password":
-        assert f"{secured_node.url} rejected the credentials (HTTP 401)" in message
+        assert f"{secured_node.url} rejected the credentials (GET / answered HTTP 401" in message
+        assert "found auth basic refused" in message
     else:
         assert f"could not establish a trusted TLS connection to {secured_node.url}" in message
         assert "--ca-cert" in message

@@ -40,7 +40,9 @@ def test_ranks_follow_score_then_doc_id_descending_as_trec_eval() -> None:
 def test_record_contents_agree_with_the_rankings(dataset) -> None:  # type: ignore[no-untyped-def]
     for r in records_for(dataset):
         arm, qid = r.arm, r.query.id
-        ranking = [d for d, _ in sorted(dataset.runs[arm][qid].items(), key=lambda x: (x[1], x[0]), reverse=True)]
+        ranking = [
+            d for d, _ in sorted(dataset.runs[arm][qid].items(), key=lambda x: (x[1], x[0]), reverse=True)
+        ]
         judged = dataset.qrels[qid]
         relevant = {d for d, g in judged.items() if g > 0}
         positions = [i + 1 for i, d in enumerate(ranking) if d in relevant]
