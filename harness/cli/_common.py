@@ -10,10 +10,14 @@ here: every key of it reaches the connection settings by its name.
 
 from __future__ import annotations
 
+import dataclasses
+
 from rich.console import Console
 
+from base import Endpoint
 from harness.cli._options import Deprecated
 from harness.cli._views import Flag
+from harness.keys import FLAG, Origins
 
 console = Console(soft_wrap=True)  # long lines are not broken in logs
 
@@ -42,3 +46,15 @@ CONNECTION_ALIASES: tuple[Deprecated, ...] = (
     Deprecated("--insecure", set_key="connection.verify", flag=True, value=False),
     Deprecated("--config", set_key="connection.config"),
 )
+
+
+def spelled(endpoint: Endpoint, origins: Origins, prefix: str) -> Endpoint:
+    """The endpoint with its URL and key settings named as the user wrote them (``--llm-url`` on the command
+    line, ``judgments.llm_url`` in a file): what its failures later say to fix."""
+
+    def spell(name: str) -> str:
+        key = f"{prefix}.{name}"
+        given = origins.written.get(key)
+        return origins.spell(key, given.kind if given is not None else FLAG)
+
+    return dataclasses.replace(endpoint, url_flag=spell("llm_url"), key_flag=spell("llm_key_env"))

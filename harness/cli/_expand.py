@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from base import ConfigError
-from harness.cli._common import CONNECTION, CONNECTION_ALIASES, URL, console
+from harness.cli._common import CONNECTION, CONNECTION_ALIASES, URL, console, spelled
 from harness.cli._options import Deprecated, output_option, with_deprecated
 from harness.cli._views import Flag, with_keys
 from harness.expand import ExpandConfig, ExpandKeys, ExpandResult, expand
@@ -69,6 +70,7 @@ def expand_command(dataset: DatasetOpt = None, output: OutputOpt = None, *, keys
         raise ConfigError("--dataset: expected the dataset whose queries to expand, found none")
     data, quiet = keys.table(DataTable), keys.table(OutputTable).quiet
     config = keys.table(ExpandKeys).config(dataset, data.split, data.revision, output, not quiet)
+    config = dataclasses.replace(config, endpoint=spelled(config.endpoint, keys.origins, "expand"))
     backend = connect(keys.connection()) if config.needs_engine else None
     try:
         print_result(expand(config, client=backend, console=console), config)

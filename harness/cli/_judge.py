@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from base import ConfigError
-from harness.cli._common import CONNECTION, CONNECTION_ALIASES, URL, console
+from harness.cli._common import CONNECTION, CONNECTION_ALIASES, URL, console, spelled
 from harness.cli._options import with_deprecated
 from harness.cli._views import Flag, with_keys
 from harness.experiment import OutputTable, Settings, View
@@ -156,7 +157,7 @@ def judge_command(
     """Label (query, document) pairs with LLM judges; measure their agreement with human judgments."""
     source = keys.source
     assert isinstance(source, Judge)
-    spec = source.spec
+    spec = dataclasses.replace(source.spec, endpoint=spelled(source.spec.endpoint, keys.origins, "judgments"))
     chosen = _pairs(run_dir, pairs, dataset, source.pool, spec.context.index, data)
     _announce(chosen)
     backend = connect(keys.connection()) if spec.context.source == "index" else None

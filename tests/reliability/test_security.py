@@ -93,7 +93,7 @@ def test_invalid_api_key_is_a_clear_error_without_the_secret(secured_node: Secur
     with pytest.raises(ConnectionFailed) as info:
         connect(settings)
     message = str(info.value)
-    assert "HTTP 401" in message and "auth method: api_key" in message
+    assert "HTTP 401" in message and "auth method: api-key" in message
     for secret in (encoded, key):
         assert_no_secret([message, repr(info.value), repr(settings), str(settings.redacted())], secret)
 

@@ -114,8 +114,9 @@ def test_runs_are_ranked_by_score_then_doc_id_whatever_the_insertion_order() -> 
     same_order = {"q": {"d3": 0.1, "d2": 9.0, "d1": 3.0}}
     [row] = run_overlaps(tied, same_order)
     assert (row.overlap, row.rbo) == (1.0, pytest.approx(1.0, abs=1e-12))
-    # d2 above d1 (d1 d2 swapped at the top of three): (1/9)(0 + 0.81 + 0.729) + 0.729 = 0.9
-    swapped = {"q": {"d2": 2.0, "d1": 1.0, "d3": 0.0}}
+    # trec_eval's order puts the tie d2 above d1; d1 above d2 swaps the top two of three:
+    # (1/9)(0 + 0.81 + 0.729) + 0.729 = 0.9
+    swapped = {"q": {"d1": 2.0, "d2": 1.0, "d3": 0.0}}
     assert run_overlaps(tied, swapped)[0].rbo == pytest.approx(0.9, abs=1e-12)
 
 

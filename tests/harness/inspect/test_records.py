@@ -33,14 +33,14 @@ def test_one_record_per_query_and_arm_with_every_field(dataset) -> None:  # type
         assert r.run_id and r.dataset == "Biology" and r.fusion == "rrf:k=60"
 
 
-def test_ranks_follow_score_then_doc_id() -> None:
-    assert rank({"b": 1.0, "a": 1.0, "c": 2.0, "d": 0.5}) == [("c", 2.0), ("a", 1.0), ("b", 1.0), ("d", 0.5)]
+def test_ranks_follow_score_then_doc_id_descending_as_trec_eval() -> None:
+    assert rank({"a": 1.0, "b": 1.0, "c": 2.0, "d": 0.5}) == [("c", 2.0), ("b", 1.0), ("a", 1.0), ("d", 0.5)]
 
 
 def test_record_contents_agree_with_the_rankings(dataset) -> None:  # type: ignore[no-untyped-def]
     for r in records_for(dataset):
         arm, qid = r.arm, r.query.id
-        ranking = [d for d, _ in sorted(dataset.runs[arm][qid].items(), key=lambda x: (-x[1], x[0]))]
+        ranking = [d for d, _ in sorted(dataset.runs[arm][qid].items(), key=lambda x: (x[1], x[0]), reverse=True)]
         judged = dataset.qrels[qid]
         relevant = {d for d, g in judged.items() if g > 0}
         positions = [i + 1 for i, d in enumerate(ranking) if d in relevant]
