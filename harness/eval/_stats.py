@@ -170,6 +170,32 @@ class Comparison:
         return asdict(self)
 
 
+def _paired_queries(
+    dataset: str,
+    a: tuple[str, Mapping[str, float]],
+    b: tuple[str, Mapping[str, float]],
+    shared: bool,
+) -> list[str]:
+    """The queries a pair is tested on: both arms' (which must be the same), or, ``shared``, those both scored."""
+    (arm_a, qa), (arm_b, qb) = a, b
+    if shared:
+        both = sorted(set(qa) & set(qb))
+        if not both:
+            raise RunError(
+                f"dataset {dataset!r}: {arm_a} and {arm_b} scored no query in common; a paired test needs some"
+            )
+        return both
+    if set(qa) != set(qb):
+        only_a = sorted(set(qa) - set(qb))
+        only_b = sorted(set(qb) - set(qa))
+        raise RunError(
+            f"dataset {dataset!r}: {arm_a} and {arm_b} cover different queries "
+            f"({len(only_a)} only in {arm_a}, e.g. {only_a[:5]}; {len(only_b)} only in {arm_b}, "
+            f"e.g. {only_b[:5]}); a paired test needs the same queries"
+        )
+    return sorted(qa)
+
+
 @timed("score")
 def compare_arms(
     per_query: Mapping[str, Mapping[str, Mapping[str, float]]],
@@ -180,12 +206,14 @@ def compare_arms(
     alpha: float = DEFAULT_ALPHA,
     n_trials: int = DEFAULT_TRIALS,
     seed: int = DEFAULT_SEED,
+    shared_queries: bool = False,
 ) -> list[Comparison]:
     """Compare arm pairs on every dataset of ``per_query[dataset][arm][qid]``, Holm-corrected together.
 
     Each pair ``(a, b)`` is tested on every dataset; both arms must be present
-    there and cover exactly the same queries. The family for Holm's correction
-    is every comparison made by this call.
+    there and cover exactly the same queries, or, with ``shared_queries`` (scores that leave out the
+    queries without results, as R2MED's protocol does), the pair is tested on the queries both scored
+    (``n_queries`` says how many). The family for Holm's correction is every comparison made by this call.
     """
     run_test = STAT_TESTS.get(test)
     if run_test is None:
@@ -205,15 +233,7 @@ def compare_arms(
                     f"{', '.join(missing)} (arms present: {', '.join(sorted(arms)) or 'none'})"
                 )
             qa, qb = arms[arm_a], arms[arm_b]
-            if set(qa) != set(qb):
-                only_a = sorted(set(qa) - set(qb))
-                only_b = sorted(set(qb) - set(qa))
-                raise RunError(
-                    f"dataset {dataset!r}: {arm_a} and {arm_b} cover different queries "
-                    f"({len(only_a)} only in {arm_a}, e.g. {only_a[:5]}; {len(only_b)} only in {arm_b}, "
-                    f"e.g. {only_b[:5]}); a paired test needs the same queries"
-                )
-            qids = sorted(qa)
+            qids = _paired_queries(dataset, (arm_a, qa), (arm_b, qb), shared_queries)
             a = [float(qa[q]) for q in qids]
             b = [float(qb[q]) for q in qids]
             p = run_test(a, b, n_trials=n_trials, seed=seed)

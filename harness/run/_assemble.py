@@ -132,7 +132,13 @@ def comparisons(plan: RunPlan, outcomes: Sequence[DatasetOutcome]) -> list[Compa
     if not pairs:
         return []
     return compare_arms(
-        per_query, pairs, measure=PRIMARY_MEASURE.key, test=stats.test, alpha=stats.alpha, seed=stats.seed
+        per_query,
+        pairs,
+        measure=PRIMARY_MEASURE.key,
+        test=stats.test,
+        alpha=stats.alpha,
+        seed=stats.seed,
+        shared_queries=not plan.experiment.eval.counts_empty,  # arms' means each over their answered queries
     )
 
 

@@ -52,6 +52,9 @@ class ClickJudgments:
     no_query_id: int = 0
     no_text: int = 0
     source: str = ""
+    refined: int = 0
+    """Search ids that carried several query texts, judged under their first (``REFINED_RULE``)."""
+    later_texts: int = 0
 
     @property
     def queries(self) -> tuple[str, ...]:
@@ -104,4 +107,6 @@ def judge_clicks(log: UbiLog, spec: ClickModelSpec) -> ClickJudgments:
         no_query_id=seen.no_query_id,
         no_text=seen.no_text,
         source=log.source,
+        refined=seen.refined,
+        later_texts=seen.later_texts,
     )

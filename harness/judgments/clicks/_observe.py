@@ -9,6 +9,10 @@ Rules:
   events showed its ``ubi_queries`` row's ``query_response_hit_ids`` (rank = position in the list,
   up to the max rank; the row's timestamp inside the date window). A clicked result counts as
   shown at its click's rank if nothing else says it was shown.
+* A search whose events (or ``ubi_queries`` row) carry several texts (a user refining the query) is
+  judged under the first text its events carry, in the log's order (its row's text where no event has
+  one): the impressions and clicks of its later texts are merged into that text's pairs, and those
+  searches and texts are counted (:data:`REFINED_RULE` says so in the output).
 * Within one search a result counts once: shown at its best rank, clicked or not (repeated
   impression or click events of one result, as emitters re-fire them, do not add up).
 """
@@ -22,12 +26,20 @@ from indexer import EventFilter, UbiEvent, UbiLog, UbiQuery, normalise_text
 
 from ._spec import ClickModelSpec
 
+#: how the pairs of a search id with several query texts are kept: printed and kept in ``.clicks.json``
+REFINED_RULE = (
+    "judged under the first text its events carry (log order), the impressions and clicks of its later "
+    "texts merged into that text's pairs"
+)
+
 
 @dataclass(slots=True)
 class Search:
-    """One search as the log shows it: its text, the best rank of each result shown, the results clicked."""
+    """One search as the log shows it: its text (and every text it carried, whitespace collapsed), the best
+    rank of each result shown, the results clicked."""
 
     text: str = ""
+    texts: set[str] = field(default_factory=set)
     shown: dict[str, int] = field(default_factory=dict)
     clicked: dict[str, int] = field(default_factory=dict)
 
@@ -56,6 +68,10 @@ class Observations:
     searches: int
     no_query_id: int = 0
     no_text: int = 0
+    refined: int = 0
+    """Searches whose events carried several texts: judged under the first (:data:`REFINED_RULE`)."""
+    later_texts: int = 0
+    """The texts of those searches after their first, merged into it (one per search and text)."""
 
     @property
     def prior(self) -> tuple[float, ...]:
@@ -79,6 +95,8 @@ def _searches(events: tuple[UbiEvent, ...], spec: ClickModelSpec) -> tuple[dict[
             continue
         search = searches.setdefault(e.query_id, Search())
         search.text = search.text or e.user_query
+        if e.user_query:
+            search.texts.add(normalise_text(e.user_query))
         target = search.shown if e.action == spec.impression_action else search.clicked
         if e.position is not None and e.action in (spec.impression_action, spec.click_action):
             target[e.object_id] = min(e.position, target.get(e.object_id, e.position))
@@ -93,6 +111,8 @@ def _from_rows(searches: dict[str, Search], rows: dict[str, UbiQuery], keep: Eve
             continue
         search = searches.setdefault(qid, Search())
         search.text = search.text or row.user_query
+        if row.user_query:
+            search.texts.add(normalise_text(row.user_query))
         if not search.shown:
             limit = keep.max_rank or len(row.hit_ids)
             search.shown = {d: r for r, d in enumerate(row.hit_ids[:limit], 1) if d}
@@ -119,6 +139,7 @@ def observe(log: UbiLog, spec: ClickModelSpec) -> Observations:
             at[rank] += 1
             hits[0] += clicked
     depth = max(impressions, default=0)
+    refined = [len(s.texts) - 1 for s in texted if len(s.texts) > 1]
     pairs = tuple(PairCounts(q, d, dict(at), hits[0]) for (q, d), (at, hits) in by_pair.items())
     return Observations(
         pairs,
@@ -127,4 +148,6 @@ def observe(log: UbiLog, spec: ClickModelSpec) -> Observations:
         searches=len(texted),
         no_query_id=no_query_id,
         no_text=len(searches) - len(texted),
+        refined=len(refined),
+        later_texts=sum(refined),
     )

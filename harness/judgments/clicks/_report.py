@@ -7,6 +7,7 @@ from typing import Any
 
 from ._agreement import ClickAgreement
 from ._models import ClickJudgments
+from ._observe import REFINED_RULE
 from ._querysets import QuerySet
 
 
@@ -27,6 +28,11 @@ def judgment_lines(j: ClickJudgments) -> list[str]:
         "searches without a query text": j.no_text,
     }
     lines += [f"  left out: {n} {what}" for what, n in left.items() if n]
+    if j.refined:
+        lines.append(
+            f"  refined queries: {j.refined} search id{'s' if j.refined > 1 else ''} carried several query "
+            f"texts ({j.later_texts} after the first): each is {REFINED_RULE}"
+        )
     return lines
 
 
@@ -66,6 +72,7 @@ def summary(j: ClickJudgments, agreement: ClickAgreement | None, against: str | 
             "no_query_id": j.no_query_id,
             "no_text": j.no_text,
         },
+        "refined_queries": {"search_ids": j.refined, "later_texts": j.later_texts, "rule": REFINED_RULE},
         "against": against,
         "agreement": agreement.to_dict() if agreement else None,
     }

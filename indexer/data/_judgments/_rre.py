@@ -1,13 +1,19 @@
-"""RRE (Rated Ranking Evaluator) ratings JSON: query groups, their queries and relevant documents.
+"""RRE (Rated Ranking Evaluator) ratings JSON: queries, their query groups and relevant documents.
 
-Judgments are read from every query group, under ``topics[].query_groups[]`` and top-level
-``query_groups[]``. A group's ``relevant_documents`` applies to each of its ``queries``,
-whose text is the ``$query`` placeholder (or the only placeholder), so queries are matched by
+Judgments are read from every level RRE and Quepid write (RRE's ``topics`` and ``query_groups``
+levels are optional):
+
+* query groups, under ``topics[].query_groups[]`` and top-level ``query_groups[]``: a group's
+  ``relevant_documents`` applies to each of its ``queries``; a query of a group that carries its
+  own ``relevant_documents`` is judged by those as well (for its text only);
+* top-level ``queries[]``, each with its own ``relevant_documents``: Quepid's RRE export.
+
+A query's text is its ``$query`` placeholder (or its only placeholder), so queries are matched by
 their text. ``relevant_documents`` may take any of RRE's shapes:
 
 * ``{"doc-1": {"gain": 3}, ...}`` (``"rating"`` is read as ``"gain"``);
 * ``[{"doc-1": {"gain": 3}}, ...]``;
-* ``{"3": ["doc-1", "doc-2"], "1": [...]}``: grade to documents.
+* ``{"3": ["doc-1", "doc-2"], "1": [...]}``: grade to documents (Quepid's export).
 
 Problems name the line of the JSON object they are in.
 """
@@ -46,49 +52,91 @@ def _load(file: DataFile, problems: Problems) -> Any:
     return None
 
 
-def _groups(data: Any, file: DataFile, problems: Problems) -> Iterator[Any]:
-    if not isinstance(data, dict):
-        problems.error("not-an-object", file.name, line_of(data), "expected a JSON object at the top")
-        return
-    for topic in data.get("topics") or []:
-        yield from (topic.get("query_groups") or []) if isinstance(topic, dict) else []
-    yield from data.get("query_groups") or []
-    if not data.get("topics") and not data.get("query_groups"):
+def _json_type(value: Any) -> str:
+    if isinstance(value, dict | list):
+        return "an object" if isinstance(value, dict) else "a list"
+    return repr(value)[:60]
+
+
+def _listed(data: dict[str, Any], key: str, file: DataFile, problems: Problems) -> list[Any]:
+    """``data[key]`` when it is a list (absent: empty); anything else is an error, not skipped."""
+    value = data.get(key)
+    if value is None or isinstance(value, list):
+        return value or []
+    problems.error(
+        f"bad-{key.replace('_', '-')}",
+        file.name,
+        line_of(value, line_of(data)),
+        f"expected {key} to be a list, found {_json_type(value)}",
+    )
+    return []
+
+
+def _groups(data: dict[str, Any], file: DataFile, problems: Problems) -> Iterator[Any]:
+    for topic in _listed(data, "topics", file, problems):
+        if isinstance(topic, dict):
+            yield from _listed(topic, "query_groups", file, problems)
+        else:
+            problems.error(
+                "bad-topic", file.name, line_of(data), f"expected a topic object, found {topic!r}"[:160]
+            )
+    yield from _listed(data, "query_groups", file, problems)
+
+
+def _query_text(query: Any, at: int, file: DataFile, problems: Problems) -> str | None:
+    holders = query.get("placeholders") if isinstance(query, dict) else None
+    if not isinstance(holders, dict) or not holders:
+        problems.error("no-placeholders", file.name, line_of(query, at), "expected a query with placeholders")
+        return None
+    text = holders.get(PLACEHOLDER, next(iter(holders.values())) if len(holders) == 1 else None)
+    if not isinstance(text, str) or not text.strip():
         problems.error(
-            "no-query-groups",
+            "no-query-text",
             file.name,
-            line_of(data),
-            f"expected RRE ratings with topics[].query_groups or query_groups, found keys {', '.join(sorted(data))}",
+            line_of(holders),
+            f'expected a "{PLACEHOLDER}" placeholder with the query text, found keys {", ".join(holders)}',
         )
+        return None
+    return text
 
 
-def _query_texts(group: dict[str, Any], file: DataFile, problems: Problems) -> list[str]:
-    texts = []
-    for query in group.get("queries") or []:
-        holders = query.get("placeholders") if isinstance(query, dict) else None
-        if not isinstance(holders, dict) or not holders:
-            problems.error(
-                "no-placeholders",
-                file.name,
-                line_of(query, line_of(group)),
-                "expected a query with placeholders",
-            )
-            continue
-        text = holders.get(PLACEHOLDER, next(iter(holders.values())) if len(holders) == 1 else None)
-        if not isinstance(text, str) or not text.strip():
-            problems.error(
-                "no-query-text",
-                file.name,
-                line_of(holders),
-                f'expected a "{PLACEHOLDER}" placeholder with the query text, found keys {", ".join(holders)}',
-            )
-            continue
-        texts.append(text)
+def _group_units(group: Any, file: DataFile, problems: Problems) -> Iterator[tuple[list[str], Any, int]]:
+    """A group's documents for all its queries, then each query's own documents for that query."""
+    if not isinstance(group, dict):
+        problems.error("bad-group", file.name, None, f"expected a query group object, found {group!r}"[:160])
+        return
+    queries = [(q, _query_text(q, line_of(group), file, problems)) for q in group.get("queries") or []]
+    texts = [text for _, text in queries if text is not None]
     if not texts:
         problems.error(
             "no-queries", file.name, line_of(group), f"expected queries in group {group.get('name')!r}"
         )
-    return texts
+    yield texts, group.get("relevant_documents") or {}, line_of(group)
+    for query, text in queries:
+        if text is not None and query.get("relevant_documents"):
+            yield [text], query["relevant_documents"], line_of(query)
+
+
+def _units(data: Any, file: DataFile, problems: Problems) -> Iterator[tuple[list[str], Any, int]]:
+    """(query texts, the relevant_documents that judge them, line) from every level of the file."""
+    if not isinstance(data, dict):
+        problems.error("not-an-object", file.name, line_of(data), "expected a JSON object at the top")
+        return
+    if not any(data.get(key) for key in ("topics", "query_groups", "queries")):
+        problems.error(
+            "no-queries",
+            file.name,
+            line_of(data),
+            "expected RRE ratings with topics[].query_groups, query_groups or queries (Quepid's export), "
+            f"found keys {', '.join(sorted(data)) or 'none'}",
+        )
+        return
+    for group in _groups(data, file, problems):
+        yield from _group_units(group, file, problems)
+    for query in _listed(data, "queries", file, problems):  # Quepid: each query with its own documents
+        text = _query_text(query, line_of(data), file, problems)
+        if text is not None:
+            yield [text], query.get("relevant_documents") or {}, line_of(query)
 
 
 def _gain(value: Any) -> Any:
@@ -97,7 +145,7 @@ def _gain(value: Any) -> Any:
     return value
 
 
-def _graded(docs: Any, file: DataFile, problems: Problems) -> Iterator[tuple[str, Any, int]]:
+def _graded(docs: Any, at: int, file: DataFile, problems: Problems) -> Iterator[tuple[str, Any, int]]:
     """(document id, raw gain, line) from any of RRE's ``relevant_documents`` shapes."""
     if isinstance(docs, list):
         for entry in docs:
@@ -110,7 +158,7 @@ def _graded(docs: Any, file: DataFile, problems: Problems) -> Iterator[tuple[str
                 yield doc_id, _gain(value), line_of(value, line_of(entry))
         return
     if not isinstance(docs, dict):
-        problems.error("bad-documents", file.name, None, f"expected relevant_documents, found {docs!r}"[:120])
+        problems.error("bad-documents", file.name, at, f"expected relevant_documents, found {docs!r}"[:120])
         return
     for key, value in docs.items():
         if isinstance(value, list):  # grade -> documents
@@ -123,11 +171,8 @@ def read(file: DataFile, problems: Problems) -> Iterator[Judgment | None]:
     data = _load(file, problems)
     if data is None:
         return
-    for group in _groups(data, file, problems):
-        if not isinstance(group, dict):
-            continue
-        texts = _query_texts(group, file, problems)
-        for doc_id, raw, line in _graded(group.get("relevant_documents") or {}, file, problems):
+    for texts, docs, at in _units(data, file, problems):
+        for doc_id, raw, line in _graded(docs, at, file, problems):
             grade = (
                 parse_grade(str(raw))
                 if isinstance(raw, int | float | str) and not isinstance(raw, bool)

@@ -1,5 +1,7 @@
 """Judgments out: every format of the registry writes what it reads (a round trip per format), and
-refuses pairs it cannot name; RRE's two ``relevant_documents`` shapes (quepid#928) both read."""
+refuses pairs it cannot name; RRE's two ``relevant_documents`` shapes (quepid#928) both read, and a file in
+either RRE shape (query groups with per-query documents, Quepid's top-level ``queries[]``) reads back the
+same once written."""
 
 from __future__ import annotations
 
@@ -101,3 +103,50 @@ def test_ltr_errors_name_file_and_line(tmp_path: Path) -> None:
     path.write_text("# qid:1: okra\n3 qid:1 # d1 okra\nthree qid:1 # d2\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"bad\.txt:3: .*expected an integer grade"):
         read_judgments(path)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {  # Quepid's RRE export: top-level queries[], each with its documents (grade -> documents)
+            "id_field": "id",
+            "index": "case",
+            "template": "template.json",
+            "queries": [
+                {"placeholders": {"$query": QUERIES["1"]}, "relevant_documents": {"0": ["d2"], "3": ["d1"]}},
+                {"placeholders": {"$query": QUERIES["2"]}, "relevant_documents": {"1": ["d6"], "2": ["d5"]}},
+                {"placeholders": {"$query": QUERIES["10"]}, "relevant_documents": {"1": ["d9"]}},
+            ],
+        },
+        {  # per-query documents inside one query group, and a group's own for its one query
+            "query_groups": [
+                {
+                    "name": "all",
+                    "queries": [
+                        {
+                            "placeholders": {"$query": QUERIES["1"]},
+                            "relevant_documents": {"d1": {"gain": 3}, "d2": {"gain": 0}},
+                        },
+                        {
+                            "placeholders": {"$query": QUERIES["2"]},
+                            "relevant_documents": [{"d5": {"gain": 2}}, {"d6": {"gain": 1}}],
+                        },
+                    ],
+                },
+                {
+                    "queries": [{"placeholders": {"$query": QUERIES["10"]}}],
+                    "relevant_documents": {"d9": {"gain": 1}},
+                },
+            ]
+        },
+    ],
+    ids=["quepid-queries", "per-query-in-groups"],
+)
+def test_each_rre_shape_round_trips_through_the_writer(tmp_path: Path, data: dict[str, object]) -> None:
+    source = tmp_path / "in.json"
+    source.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    read = read_judgments(source).qrels(QUERIES)
+    assert read.qrels == QRELS and read.unknown == ()
+    written = write_judgments(tmp_path / "out.json", rated_pairs(read.qrels, QUERIES), "rre")
+    back = read_judgments(written)
+    assert back.format == "rre" and back.qrels(QUERIES).qrels == QRELS

@@ -165,3 +165,98 @@ def test_trec_qrels_as_trec_eval_reads_them(tmp_path):
     judgments = read_judgments(path)
     assert judgments.format == "trec"
     assert judgments.qrels().qrels == {"301": {"d1": 2, "d2": -2}, "302": {"d3": -1, "d4": 0}}
+
+
+def test_quepids_rre_export_has_queries_at_the_top(tmp_path: Path) -> None:
+    # Quepid's RRE export: no topics or query groups, a top-level queries[] each with its documents
+    text = """{
+  "id_field": "id",
+  "index": "case 12",
+  "template": "template.json",
+  "queries": [
+    {"placeholders": {"$query": "okra and blood sugar"},
+     "relevant_documents": {"0": ["d2"], "3": ["d1", "d4"]}},
+    {"placeholders": {"$query": "Does vitamin D, in winter, help?"},
+     "relevant_documents": {"d5": {"gain": 2}}},
+    {"placeholders": {"$query": "=- weird start"}, "relevant_documents": {}},
+    {"placeholders": {"$query": "a query nobody asked"},
+     "relevant_documents": {"1": ["d9"]}}
+  ]
+}"""
+    got = read_judgments(write(tmp_path, "case_12_rre.json", text))
+    assert got.format == "rre" and got.by_text
+    mapped = got.qrels(QUERIES)
+    assert mapped.qrels == {"q1": {"d2": 0, "d1": 3, "d4": 3}, "q2": {"d5": 2}}
+    assert [(j.doc_id, j.line) for j in mapped.unknown] == [("d9", 12)]
+
+
+def test_a_query_inside_a_group_is_judged_by_its_own_documents(tmp_path: Path) -> None:
+    data = {
+        "query_groups": [
+            {
+                "name": "okra",
+                "queries": [
+                    {
+                        "placeholders": {"$query": "okra and blood sugar"},
+                        "relevant_documents": {"d3": {"gain": 1}},
+                    },
+                    {"placeholders": {"$query": "=- weird start"}, "relevant_documents": {"2": ["d8"]}},
+                ],
+                "relevant_documents": {"d1": {"gain": 3}},
+            },
+            {  # no group documents: only the query's own
+                "name": "vitamin",
+                "queries": [
+                    {
+                        "placeholders": {"$query": "Does vitamin D, in winter, help?"},
+                        "relevant_documents": [{"d5": {"gain": 2}}],
+                    }
+                ],
+            },
+        ]
+    }
+    got = read_judgments(write(tmp_path, "groups.json", json.dumps(data, indent=1)))
+    assert got.qrels(QUERIES).qrels == {
+        "q1": {"d1": 3, "d3": 1},  # the group's document and the query's own
+        "q3": {"d1": 3, "d8": 2},
+        "q2": {"d5": 2},
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "fragment"),
+    [
+        (
+            '{"id_field": "id",\n "index": "x"}',
+            ":1:",
+            "expected RRE ratings with topics[].query_groups, query_groups or queries (Quepid's export), "
+            "found keys id_field, index",
+        ),
+        ('{"queries": {"$query": "okra"}}', ":1:", "expected queries to be a list, found an object"),
+        (
+            '{"queries": [\n {"relevant_documents": {"1": ["d1"]}}]}',
+            ":2:",
+            "expected a query with placeholders",
+        ),
+        (
+            '{"query_groups": [{"queries": [{"placeholders": {"$query": "okra"}}]}],\n'
+            ' "queries": [{"placeholders": {"$query": "okra"},\n  "relevant_documents": {"d1": {"gain": "high"}}}]}',
+            ":3:",
+            "expected an integer gain, found 'high'",
+        ),
+        (
+            '{"query_groups": [{"queries": [\n {"placeholders": {"$query": "okra"},\n'
+            '  "relevant_documents": {"d1": {"gain": 2}}}],\n "relevant_documents": {"d1": {"gain": 1}}}]}',
+            ":3:",  # the query's own grade conflicts with its group's
+            "graded 2 here and 1 at line 4",
+        ),
+    ],
+)
+def test_rre_shapes_errors_name_file_line_and_what_was_found(
+    tmp_path: Path, text: str, where: str, fragment: str
+) -> None:
+    path = write(tmp_path, "r.json", text)
+    with pytest.raises(DataError) as info:
+        read_judgments(path)
+    message = str(info.value)
+    assert fragment in message and f"r.json{where}" in message, message
