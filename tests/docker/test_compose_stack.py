@@ -135,7 +135,7 @@ def test_harness_finds_the_stack_with_nothing_exported(stack: Stack) -> None:
 def test_wrong_password_is_refused(stack: Stack) -> None:
     done = stack.harness("indices", "list", env={"ES_USERNAME": "elastic", "ES_PASSWORD": "not-the-password"})
     assert done.returncode == 1
-    assert f"http://127.0.0.1:{stack.port} rejected the credentials (HTTP 401)" in done.stderr
+    assert f"http://127.0.0.1:{stack.port} rejected the credentials (GET / answered HTTP 401" in done.stderr
     assert "not-the-password" not in done.stderr + done.stdout
     assert "Traceback" not in done.stderr
 

@@ -98,7 +98,7 @@ def test_password_file_and_dotted_settings(node: dict[str, Any]) -> None:
 def test_wrong_password_is_refused(node: dict[str, Any]) -> None:
     good: ConnectionSettings = node["settings"]
     bad = ConnectionSettings(url=good.url, username="elastic", password=Secret("not-the-password"))
-    with pytest.raises(ConnectionFailed, match=r"rejected the credentials \(HTTP 401\)"):
+    with pytest.raises(ConnectionFailed, match=r"rejected the credentials \(GET / answered HTTP 401"):
         connect(bad, wait_for_status=None)
     with pytest.raises(ConnectionFailed, match=r"HTTP 401"):
         connect(ConnectionSettings(url=good.url), wait_for_status=None)  # no credentials at all

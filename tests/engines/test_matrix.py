@@ -109,7 +109,7 @@ def _hybrid(
     argv = ["run", mode, "--dataset", str(data), "--url", url, "--output", str(out), "--quiet"]
     code, said = _run([*argv, "--records", "jsonl", "--set", f"index.analysis={CHAIN}"], capfd)
     if (out / "results.json").exists():
-        said += " " + " ".join(RunResults.load(out).engine_notes())
+        said += " " + " ".join(RunResults.load(out).manifest.engine_notes())
     return code, said
 
 

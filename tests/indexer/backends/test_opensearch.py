@@ -207,7 +207,7 @@ def test_the_cli_on_a_2x_cluster(
     code, err = _harness(["run", "lexical", "--dataset", str(small), "--output", str(out), *url], capfd)
     assert code == 0, err
     assert "opensearch 2.19.1 lacks some features" in err  # one line on the first screen; each in the results
-    notes = " ".join(RunResults.load(out).engine_notes())
+    notes = " ".join(RunResults.load(out).manifest.engine_notes())
     assert (
         "OpenSearch 2.19.1 is 2.x (the harness is tested on 3.5.0): this cluster lacks the k-NN plugin"
         in notes
@@ -216,7 +216,7 @@ def test_the_cli_on_a_2x_cluster(
     code, err = _harness(
         ["run", "vector", "--dataset", str(small), "--output", str(tmp_path / "v"), *url], capfd
     )
-    assert code != 0 and NO_KNN in err and "is 2.x" in err, err
+    assert code != 0 and NO_KNN in err, err
     code, err = _harness(
         ["index", "--dataset", str(small), "--analysis", "english", "--no-vectors", *url[:3]], capfd
     )
