@@ -38,7 +38,14 @@ from indexer.node._process import (
     stop_group,
     tail,
 )
-from indexer.node.flavours import DEFAULT_ENGINE, ENGINES, EngineFlavour, PluginSpec, get_engine
+from indexer.node.flavours import (
+    DEFAULT_ENGINE,
+    ENGINES,
+    EngineFlavour,
+    PluginSpec,
+    distribution_flavour,
+    get_engine,
+)
 
 LOG_TAIL_LINES = 40
 OnWait = Callable[[float], None]
@@ -69,11 +76,13 @@ def _check_port_free(config: EngineConfig) -> None:
 
 
 class ManagedNode:
-    """One local node described by an :class:`EngineConfig` (its flavour from the registry, or given)."""
+    """One local node described by an :class:`EngineConfig`: its flavour given, else the pinned version its
+    distribution's name says (``elasticsearch-7.17.29.zip`` runs on Java 17-21), else the engine's default."""
 
     def __init__(self, config: EngineConfig, flavour: EngineFlavour | None = None) -> None:
         self.config = config
-        self.flavour = flavour or get_engine(config.engine)
+        default = get_engine(config.engine)
+        self.flavour = flavour or distribution_flavour(default.name, config.distribution) or default
 
     # -- paths and state
     @property

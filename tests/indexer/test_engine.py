@@ -60,6 +60,31 @@ def test_missing_distribution_says_where_it_looked(tmp_path: Path) -> None:
         find_distribution(tmp_path / "nope.zip", tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("engine", "archive", "version"),
+    [
+        ("elasticsearch", "elasticsearch-7.17.29.zip", "7.17.29"),
+        ("elasticsearch", "elasticsearch-8.19.8", "8.19.8"),
+        ("opensearch", "opensearch-min-2.19.1-linux-x64.tar.gz", "2.19.1"),
+        ("elasticsearch", "elasticsearch-7.17.290.zip", None),  # not pinned: the default flavour
+        ("elasticsearch", "elasticsearch-8.19.8.1.zip", None),
+        ("opensearch", "elasticsearch-7.17.29.zip", None),  # another engine's archive
+        ("elasticsearch", "my-build.zip", None),
+    ],
+)
+def test_an_archive_runs_as_the_version_its_name_says(
+    tmp_path: Path, engine: str, archive: str, version: str | None
+) -> None:
+    """`harness engine start --distribution elasticsearch-7.17.29.zip` must run on 7.17's Java (17 to 21)
+    and settings, not the default version's (Java 25 fails there: 'Security Manager is not supported')."""
+    node = ManagedNode(test_engine_config(engine=engine, distribution=tmp_path / archive))
+    default = ManagedNode(test_engine_config(engine=engine)).flavour
+    assert node.flavour.name == engine
+    assert node.flavour.version == (version or default.version)
+    if version is not None and version.startswith(("7.", "8.", "2.")):
+        assert node.flavour.max_java == 21
+
+
 def test_port_taken_by_a_stranger() -> None:
     port = _free_port()
     with socket.socket() as listener:

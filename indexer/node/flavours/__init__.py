@@ -5,7 +5,7 @@ from __future__ import annotations
 from base import ConfigError
 from indexer.node.flavours import _elasticsearch, _opensearch
 from indexer.node.flavours._base import EngineFlavour, MavenArtifact, PluginSpec
-from indexer.node.flavours._versions import VERSIONS, engine_version
+from indexer.node.flavours._versions import VERSIONS, distribution_flavour, engine_version
 
 #: --engine name -> flavour; adding an engine is one module and one line here
 ENGINES: dict[str, EngineFlavour] = {f.name: f for f in (_elasticsearch.FLAVOUR, _opensearch.FLAVOUR)}
@@ -27,6 +27,7 @@ __all__ = [
     "EngineFlavour",
     "MavenArtifact",
     "PluginSpec",
+    "distribution_flavour",
     "engine_version",
     "get_engine",
 ]

@@ -15,6 +15,8 @@ SecurityManager, which Java 24 removed: they need Java 21 or older (17 here).
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import Path
 
 from base import ConfigError
 from indexer.node.flavours import _elasticsearch, _opensearch
@@ -75,3 +77,20 @@ def engine_version(engine: str, version: str) -> EngineFlavour:
     except KeyError:
         known = ", ".join(v for e, v in VERSIONS if e == engine) or "none"
         raise ConfigError(f"{engine} {version} is not a pinned version: expected one of {known}") from None
+
+
+#: an engine archive or unpacked folder as the projects name them: elasticsearch-7.17.29.zip,
+#: opensearch-min-2.19.1-linux-x64.tar.gz, elasticsearch-8.19.8/
+_ARCHIVE_NAME = re.compile(r"^(elasticsearch|opensearch)(?:-min)?-(\d+\.\d+\.\d+)(?![\d.]*\d)")
+
+
+def distribution_flavour(engine: str, distribution: Path | None) -> EngineFlavour | None:
+    """The pinned flavour that a given archive's (or folder's) name says it is, so that an older zip runs
+    with the Java, plugins and settings of its own version; ``None`` for another engine, a version that is
+    not pinned, or a name without one (the engine's default flavour then applies)."""
+    if distribution is None:
+        return None
+    match = _ARCHIVE_NAME.match(Path(distribution).name)
+    if match is None or match.group(1) != engine:
+        return None
+    return VERSIONS.get((engine, match.group(2)))
