@@ -210,6 +210,7 @@ def compose_pass(clone: Path, work: Path) -> Pass:
             p.failed = f"scripts/{script} exited {built.returncode} (log: {log})"
             return p
     stack = work / "stack"
+    shutil.rmtree(stack, ignore_errors=True)  # a --keep run's copy: the compose path starts from a fresh one
     stack.mkdir()
     shutil.copy(clone / "docker-compose.yml", stack)
     shutil.copytree(clone / "docker", stack / "docker", ignore=shutil.ignore_patterns("credentials"))
