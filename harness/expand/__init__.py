@@ -26,7 +26,7 @@ from harness.expand._expand import (
 )
 from harness.expand._first_stage import PASSAGE_WORDS, FirstStage, first_stage, format_passages
 from harness.expand._generate import GenerationSettings, GenerationStats, Generator, Task
-from harness.expand._keys import ExpandKeys, checked_endpoint
+from harness.expand._keys import ExpandKeys
 from harness.expand._prompts import PromptTemplate, builtin_prompt, load_prompt
 from harness.expand._reading import (
     DENSE_SEPARATOR,
@@ -76,7 +76,6 @@ __all__ = [
     "after_marker",
     "between_tags",
     "builtin_prompt",
-    "checked_endpoint",
     "choose_reasoning_format",
     "combine_dense",
     "expand",

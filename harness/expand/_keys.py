@@ -4,7 +4,6 @@ or an ``[expand]`` table alike; :meth:`ExpandKeys.config` gives the typed :class
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,12 +13,12 @@ from harness._errors import SettingError
 from harness.expand._expand import GENERATION_METHODS, ExpandConfig, llm_folder_name
 from harness.expand._generate import GenerationSettings
 from harness.expand._reasoning import AUTO, NONE, REASONING_FORMATS
-from harness.keys import MAX_RETRIES, OUTPUT, PERFORMANCE, RESULTS, between, key
+from harness.keys import OUTPUT, PERFORMANCE, RESULTS, between, key
+from harness.llm import EndpointKeys
 from indexer import BM25_FIELDS
 
 _SETTINGS = GenerationSettings()
-_ENDPOINT = Endpoint()
-_RETRY = _ENDPOINT.retry
+_RETRY = Endpoint().retry
 
 
 def _folder(value: Any) -> str | None:
@@ -27,17 +26,6 @@ def _folder(value: Any) -> str | None:
     if value != llm_folder_name(value):
         return f"expected letters, digits, '.', '_' and '-', found {value!r}"
     return None
-
-
-def checked_endpoint(url: str | None, key_env: str | None, prefix: str, **settings: Any) -> Endpoint:
-    """The endpoint of ``PREFIX.llm_url`` and ``PREFIX.llm_key_env``; what it refuses is a refusal of the key
-    that set it (the URL's shape, or the variable named but not set)."""
-    ref = "{" + prefix + ".llm_key_env}"
-    try:
-        return Endpoint.resolve(url, key_env, key_flag=ref, url_flag="{" + prefix + ".llm_url}", **settings)
-    except ConfigError as exc:
-        text = str(exc).removeprefix(ref + " ")
-        raise SettingError("llm_url" if "URL" in text else "llm_key_env", text) from None
 
 
 def _method(value: Any) -> str | None:
@@ -51,19 +39,13 @@ def _method(value: Any) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class ExpandKeys:
+class ExpandKeys(EndpointKeys):
     """How ``harness expand`` generates: the method, the LLM, sampling, requests and LameR's first stage."""
 
     method: str | None = key(
         affects=RESULTS, check=_method, doc="the generation method: hyde | query2doc | lamer"
     )
     llm: str | None = key(affects=RESULTS, doc="the LLM: the model name its endpoint serves")
-    llm_url: str | None = key(
-        affects=PERFORMANCE, doc="OpenAI-compatible chat endpoint (default $OPENAI_BASE_URL, else OpenAI)"
-    )
-    llm_key_env: str | None = key(
-        affects=PERFORMANCE, doc="variable holding the endpoint's key (never printed or stored)"
-    )
     prompt: Path | None = key(
         affects=RESULTS, doc="TOML prompt file: system, and user with {query} (LameR: also {passages})"
     )
@@ -85,21 +67,6 @@ class ExpandKeys:
         affects=OUTPUT,
         check=_folder,
         doc="the <llm> folder, read as --expansion METHOD:NAME (default: from the LLM)",
-    )
-    concurrency: int = key(
-        _ENDPOINT.concurrency, affects=PERFORMANCE, check=between(1, 256), doc="requests in flight"
-    )
-    timeout: float = key(
-        _ENDPOINT.timeout_s,
-        affects=PERFORMANCE,
-        check=between(0, 3600, above=True),
-        doc="seconds per request",
-    )
-    max_retries: int = key(
-        _RETRY.max_retries,
-        affects=PERFORMANCE,
-        check=between(0, MAX_RETRIES),
-        doc="retries per query (429, 5xx, timeouts)",
     )
     backoff: float = key(
         _RETRY.initial_backoff_s,
@@ -129,15 +96,7 @@ class ExpandKeys:
 
     def endpoint(self) -> Endpoint:
         """The chat endpoint, with its retries."""
-        retry = dataclasses.replace(_RETRY, max_retries=self.max_retries, initial_backoff_s=self.backoff)
-        return checked_endpoint(
-            self.llm_url,
-            self.llm_key_env,
-            "expand",
-            retry=retry,
-            timeout_s=self.timeout,
-            concurrency=self.concurrency,
-        )
+        return self.chat_endpoint("expand", backoff=self.backoff)
 
     def config(
         self, dataset: str, split: str | None, revision: str | None, output: Path | None, progress: bool

@@ -11,6 +11,7 @@ named as the user wrote them), and the run's config hash covers the keys that af
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,8 +62,11 @@ def key(
 
 
 def declared(table: type) -> dict[str, dataclasses.Field[Any]]:
-    """The keys a table declares (its fields made with :func:`key`), by name, in order."""
-    return {f.name: f for f in dataclasses.fields(table) if "affects" in f.metadata}
+    """The keys a table declares (its fields made with :func:`key`), by name, in order: its own first, then
+    those it inherits from a shared table (the chat endpoint's :class:`~harness.llm.EndpointKeys`)."""
+    own = inspect.get_annotations(table)
+    keys = [f for f in dataclasses.fields(table) if "affects" in f.metadata]
+    return {f.name: f for f in sorted(keys, key=lambda f: f.name not in own)}
 
 
 def default_of(f: dataclasses.Field[Any]) -> Any:

@@ -9,13 +9,16 @@ judging next): the chat client and its answers, and the on-disk cache of generat
 
 from harness.llm._cache import JsonCache, digest
 from harness.llm._chat import REASONING_FIELDS, ChatAnswer, ChatClient, chat_answer, create_chat
+from harness.llm._keys import EndpointKeys, checked_endpoint
 
 __all__ = [
     "REASONING_FIELDS",
     "ChatAnswer",
     "ChatClient",
+    "EndpointKeys",
     "JsonCache",
     "chat_answer",
+    "checked_endpoint",
     "create_chat",
     "digest",
 ]

@@ -8,20 +8,20 @@ components' own (the endpoint's, the judges' sampling, the document context), wr
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from base import ConfigError
 from harness._errors import SettingError
-from harness.expand import GenerationSettings, checked_endpoint
-from harness.judgments.judge._client import ENDPOINT_DEFAULTS, JUDGE_SETTINGS, Endpoint
+from harness.expand import GenerationSettings
+from harness.judgments.judge._client import JUDGE_SETTINGS, Endpoint
 from harness.judgments.judge._combine import COMBINERS
 from harness.judgments.judge._context import CONTEXT_SOURCES, DATASET_FIELDS, ContextSpec
 from harness.judgments.judge._prompt import BUILTIN_PREFIX, BUILTIN_PROMPTS, JudgePrompt, load_prompt
 from harness.judgments.judge._scale import SCALES, Scale
-from harness.keys import MAX_RETRIES, PERFORMANCE, RESULTS, between, key
+from harness.keys import PERFORMANCE, RESULTS, between, key
+from harness.llm import EndpointKeys
 from harness.results import JudgeIdentity
 
 HUMAN_UNJUDGED = ("auto", "zero", "skip")
@@ -76,7 +76,6 @@ class JudgeSpec:
 
 
 _CONTEXT = ContextSpec()
-_RETRY = ENDPOINT_DEFAULTS.retry
 
 
 def _template_file(value: str) -> bool:
@@ -85,7 +84,7 @@ def _template_file(value: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class JudgeOptions:
+class JudgeOptions(EndpointKeys):
     """A judge's keys (``judgments.*``): the models, their templates, what they read, the endpoint."""
 
     llm: tuple[str, ...] = key(
@@ -126,24 +125,6 @@ class JudgeOptions:
     )
     max_tokens: int | None = key(affects=RESULTS, check=between(1, 1_000_000), doc="answer tokens per call")
     seed: int | None = key(affects=RESULTS, doc="sent to endpoints that honour it")
-    llm_url: str | None = key(
-        affects=PERFORMANCE, doc="OpenAI-compatible chat endpoint (default $OPENAI_BASE_URL, else OpenAI)"
-    )
-    llm_key_env: str | None = key(
-        affects=PERFORMANCE, doc="variable holding the endpoint's key (never stored or printed)"
-    )
-    concurrency: int = key(
-        ENDPOINT_DEFAULTS.concurrency, affects=PERFORMANCE, check=between(1, 256), doc="requests in flight"
-    )
-    timeout: float = key(
-        ENDPOINT_DEFAULTS.timeout_s,
-        affects=PERFORMANCE,
-        check=between(0, 3600, above=True),
-        doc="seconds per request",
-    )
-    max_retries: int = key(
-        _RETRY.max_retries, affects=PERFORMANCE, check=between(0, MAX_RETRIES), doc="retries per request"
-    )
     human_unjudged: str = key(
         "auto",
         affects=RESULTS,
@@ -173,15 +154,7 @@ class JudgeOptions:
             max_tokens=self.max_tokens,
             seed=self.seed,
         )
-        retry = dataclasses.replace(ENDPOINT_DEFAULTS.retry, max_retries=self.max_retries)
-        ep = checked_endpoint(
-            self.llm_url,
-            self.llm_key_env,
-            "judgments",
-            timeout_s=self.timeout,
-            concurrency=self.concurrency,
-            retry=retry,
-        )
+        ep = self.chat_endpoint("judgments")
         return JudgeSpec(judges, ep, self.combine, context, settings, self.human_unjudged, self.cache_dir)
 
     def _judges(self) -> tuple[Judge, ...]:
