@@ -47,6 +47,7 @@ from base import DataError, timed
 from harness._errors import RunError
 
 from ._measures import DEFAULT_MEASURES, Measure, parse_measures
+from ._ranx import ranx as ranx_module
 from ._types import Qrels, QrelsLike, RunLike, quiet_ranx, rank
 
 
@@ -263,7 +264,7 @@ def _ranx_scores(
     per_query: dict[str, dict[str, float]],
 ) -> None:
     """Fill ``per_query`` with what ranx computes, for the queries that returned results."""
-    import ranx  # heavy (numba); imported on first use
+    ranx = ranx_module()  # heavy (numba); imported on first use
 
     names = {m: m.ranx_name(level) for m in wanted if m.ranx_name(level) is not None}
     if not names:

@@ -28,6 +28,7 @@ from harness._errors import RunError
 
 from ._evaluate import check_qrels
 from ._measures import Measure
+from ._ranx import ranx as ranx_module
 from ._types import QrelsLike, Run, RunLike, quiet_ranx, rank, rank_scores, sort_run
 
 PARAM_K = "k"
@@ -234,8 +235,7 @@ PLACEHOLDER = "\x00r2med-no-results"
 
 
 def _ranx_runs(runs: Mapping[str, RunLike], qids: list[str], rank_based: bool) -> list[Any]:
-    from ranx import Run as RanxRun
-
+    ranx_run = ranx_module().Run
     out = []
     for arm, run in runs.items():
         data: dict[str, dict[str, float]] = {}
@@ -244,7 +244,7 @@ def _ranx_runs(runs: Mapping[str, RunLike], qids: list[str], rank_based: bool) -
             data[qid] = rank_scores(results, qid) if rank_based else dict(rank(results, qid))
         if not any(data.values()):
             data[qids[0]] = {PLACEHOLDER: 1.0}
-        out.append(RanxRun(data, name=arm))
+        out.append(ranx_run(data, name=arm))
     return out
 
 
@@ -267,7 +267,7 @@ def fuse(runs: Mapping[str, RunLike], spec: FusionSpec | str = DEFAULT_FUSION) -
     query. The returned run covers the union of queries, in id order, each ranked by
     score descending then doc id descending (trec_eval's order).
     """
-    import ranx
+    ranx = ranx_module()
 
     spec = FusionSpec.parse(spec) if isinstance(spec, str) else spec
     _check_arms(runs, spec)
@@ -301,7 +301,7 @@ def optimize_fusion(
     ``norm="default"`` takes the method's default normalisation. Weights are
     searched on a grid of ``step``; rrf searches k in 10..100 by 10.
     """
-    import ranx
+    ranx = ranx_module()
 
     info = _method(method)
     if not info.tunable:
