@@ -44,20 +44,64 @@ class IndexAdministration(RestTransport):
             return False
         return True
 
-    def create_index(self, name: str, *, settings: Mapping[str, Any], mappings: Mapping[str, Any]) -> None:
+    def create_index(
+        self, name: str, *, settings: Mapping[str, Any], mappings: Mapping[str, Any], wait_s: float = 30.0
+    ) -> None:
+        """Create the index and wait (``wait_s``) for its primary shards to start. A primary the cluster
+        cannot place (a node over its disk watermark, an allocation filter) would take every bulk request
+        into retries and the run nowhere: the index is deleted again and the refusal says why, in the
+        cluster's words (``_cluster/allocation/explain``)."""
         chosen = self._index_settings(settings)
         body = {
             "settings": without_managed(chosen) if self.serverless else chosen,
             "mappings": dict(mappings),
         }
+        params = None if self.serverless else query_params(timeout=f"{max(1, int(wait_s))}s")
+        # the client's own timeout outlasts the server's wait (and opensearch-py leaves `timeout` alone)
+        client_timeout = wait_s + 30
         try:
-            self._call("PUT", f"/{segment(name)}", what=f"creating index {name}", body=body)
+            answer = self._call(
+                "PUT",
+                f"/{segment(name)}",
+                what=f"creating index {name}",
+                body=body,
+                params=params,
+                timeout_s=client_timeout,
+            )
         except RequestFailed as exc:
             if exc.status == 400 and exc.error_type in _MAPPING_ERRORS:
                 raise MappingConflictError(
                     f"{self.display} refused the mapping of new index {name}: {exc}"
                 ) from None
             raise
+        if not self.serverless and isinstance(answer, Mapping) and answer.get("shards_acknowledged") is False:
+            why = self._unassigned_primary(name)
+            self.delete_index(name, missing_ok=True)
+            raise RequestFailed(
+                f"{self.display} created index {name} but could not start its primary shard within "
+                f"{max(1, int(wait_s))} s: {why}. The index was deleted again; free disk space on the data "
+                "nodes or fix the allocation setting named, then run again"
+            )
+
+    def _unassigned_primary(self, name: str) -> str:
+        """Why the cluster leaves the index's first primary unassigned, from the allocation explain API."""
+        try:
+            answer = self._call(
+                "GET",
+                "/_cluster/allocation/explain",
+                what=f"asking why index {name} has no primary shard",
+                body={"index": name, "shard": 0, "primary": True},
+            )
+        except RequestFailed as exc:
+            return f"the cluster did not say why ({exc})"
+        deciders = [
+            decider.get("explanation", "")
+            for node in answer.get("node_allocation_decisions", [])
+            for decider in node.get("deciders", [])
+            if decider.get("decision") == "NO"
+        ]
+        said = answer.get("allocate_explanation") or answer.get("explanation") or "no explanation given"
+        return f"{said}" + (f" ({'; '.join(dict.fromkeys(deciders))})" if deciders else "")
 
     def delete_index(self, name: str, *, missing_ok: bool = False) -> bool:
         try:

@@ -166,6 +166,27 @@ def test_a_search_that_loses_shards_is_an_error_not_a_partial_ranking(clean: Bac
     assert set(whole[0].ranking) == {"1", "w"} and whole[0].error is None
 
 
+def test_an_index_whose_primary_cannot_start_is_refused_with_the_clusters_reason(clean: Backend) -> None:
+    """As on a node over its high disk watermark (the compose stack on a full disk): the primary stays
+    unassigned, so every bulk request would wait and retry with 0 documents indexed. The allocation filter
+    stands in for the disk: it makes the same unassigned primary on any machine."""
+    index = f"{PREFIX}unplaceable"
+    settings = {"index": {**SETTINGS["index"], "routing.allocation.require._name": "no-such-node"}}
+    with pytest.raises(RequestFailed) as err:
+        clean.create_index(index, settings=settings, mappings={}, wait_s=2)
+    said = str(err.value)
+    assert said.startswith(f"{clean.display} created index {index} but could not start its primary shard"), (
+        said
+    )
+    assert "within 2 s" in said and "The index was deleted again" in said
+    assert "no-such-node" in said or "filter" in said, said  # the decider's own words
+    assert not clean.index_exists(index)
+    clean.create_index(
+        index, settings=SETTINGS, mappings={}, wait_s=2
+    )  # a placeable one is created as before
+    assert clean.index_exists(index)
+
+
 def test_aliases_move_atomically(clean: Backend) -> None:
     backend, alias = clean, f"{PREFIX}alias"
     old, new = f"{PREFIX}v1", f"{PREFIX}v2"
