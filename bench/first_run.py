@@ -278,6 +278,15 @@ def compare(reference: Path, run_dir: Path) -> list[str]:
     ]
 
 
+def run_dir(work: Path, name: str) -> Path:
+    """Where a pass wrote its run: ``run-NAME``, or for the compose path the stack's ``runs/`` (the
+    container's default run directory, ``MODE-HASH``)."""
+    if name == "compose":
+        found = sorted((work / "stack" / "runs").glob("hybrid-*"))
+        return found[-1] if found else work / "stack" / "runs"
+    return work / f"run-{name}"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", type=Path, default=REPO, help="checkout to clone (default: this one)")
@@ -332,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"venv: {size or '–'}; system packages: warm when installed (not removed on a shared machine)")
     if args.reference is not None:
         for p in passes:
-            print("\n".join(f"{p.name}: {line}" for line in compare(args.reference, work / f"run-{p.name}")))
+            print("\n".join(f"{p.name}: {line}" for line in compare(args.reference, run_dir(work, p.name))))
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     else:
