@@ -12,6 +12,7 @@ before. ``bench/first_run.py`` measures the warm run with it; docs/development.m
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from types import ModuleType
 
@@ -19,23 +20,18 @@ _lock = threading.Lock()
 _done = False
 
 
-def _cache_containers() -> int:
-    """Turn numba's disk cache on for the typed containers' compiled methods; how many it turned on."""
+def _cache_containers() -> None:
+    """Turn numba's disk cache on for the typed containers' compiled methods."""
     import numba.typed.typeddict as typeddict
     import numba.typed.typedlist as typedlist
     from numba.core.caching import NullCache
     from numba.core.registry import CPUDispatcher
 
-    turned = 0
     for module in (typeddict, typedlist):
         for value in vars(module).values():
             if isinstance(value, CPUDispatcher) and isinstance(getattr(value, "_cache", None), NullCache):
-                try:
+                with contextlib.suppress(RuntimeError):  # numba found no writable place for the cache
                     value.enable_caching()
-                except RuntimeError:  # numba found no writable place for this file's cache
-                    continue
-                turned += 1
-    return turned
 
 
 def ranx() -> ModuleType:

@@ -3,7 +3,8 @@
 ranx fuses and scores with numba kernels. A fresh machine compiles them (about a minute of CPU on two
 cores; numba then keeps them on disk, as ranx asks), and every process still imports ranx with numba,
 pandas, scipy and matplotlib (about 5 s) and loads them; numba's typed containers, which numba itself never
-keeps, are kept on disk by :mod:`._ranx` (4 s saved per process after the first). Paid where the run first fuses, that came after the last search (56 s on a fresh machine).
+keeps, are kept on disk by :mod:`._ranx` (4 s saved per process after the first). Paid where the run first
+fuses, that came after the last search (56 s on a fresh machine).
 :func:`warm_ranx` pays it on a daemon thread while the engine is probed, the data planned and the index
 built: the same calls as the run's (its fusions, its measures) on a few synthetic queries of the same
 types, so each kernel it will use is compiled once, early. :func:`ranx_ready` waits for that thread;

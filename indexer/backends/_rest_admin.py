@@ -56,7 +56,8 @@ class IndexAdministration(RestTransport):
             "settings": without_managed(chosen) if self.serverless else chosen,
             "mappings": dict(mappings),
         }
-        params = None if self.serverless else query_params(timeout=f"{max(1, int(wait_s))}s")
+        waited = max(1, int(wait_s))
+        params = None if self.serverless else query_params(timeout=f"{waited}s")
         # the client's own timeout outlasts the server's wait (and opensearch-py leaves `timeout` alone)
         client_timeout = wait_s + 30
         try:
@@ -79,7 +80,7 @@ class IndexAdministration(RestTransport):
             self.delete_index(name, missing_ok=True)
             raise RequestFailed(
                 f"{self.display} created index {name} but could not start its primary shard within "
-                f"{max(1, int(wait_s))} s: {why}. The index was deleted again; free disk space on the data "
+                f"{waited} s: {why}. The index was deleted again; free disk space on the data "
                 "nodes or fix the allocation setting named, then run again"
             )
 
@@ -101,7 +102,7 @@ class IndexAdministration(RestTransport):
             if decider.get("decision") == "NO"
         ]
         said = answer.get("allocate_explanation") or answer.get("explanation") or "no explanation given"
-        return f"{said}" + (f" ({'; '.join(dict.fromkeys(deciders))})" if deciders else "")
+        return said + (f" ({'; '.join(dict.fromkeys(deciders))})" if deciders else "")
 
     def delete_index(self, name: str, *, missing_ok: bool = False) -> bool:
         try:
